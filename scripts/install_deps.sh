@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs everything ufl needs to build, test and plot on Debian 12 (run as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(cmake g++ make git
+          libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
+          python3-numpy python3-matplotlib)
+if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
