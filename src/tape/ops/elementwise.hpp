@@ -1,0 +1,197 @@
+#pragma once
+// Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², and lerp(a, b, t) =
+// a + t(b − a) with a shared scalar t (the gate of spec §2: M = (1−γ)S + γ·softmax(S)).
+#include "tape/ops/grad_sink.hpp"
+
+namespace ufl {
+
+enum class Binary { kAdd, kSub, kMul };
+
+template <class T>
+void binary_forward(Binary kind, const T* a, const T* b, T* out, std::size_t size) {
+  for (std::size_t e = 0; e < size; ++e) {
+    if (kind == Binary::kAdd) out[e] = a[e] + b[e];
+    if (kind == Binary::kSub) out[e] = a[e] - b[e];
+    if (kind == Binary::kMul) out[e] = a[e] * b[e];
+  }
+}
+
+template <class T>
+void binary_backward(Binary kind, const T* a, const T* b, const T* dout, T* da, T* db,
+                     std::size_t size) {
+  for (std::size_t e = 0; e < size; ++e) {
+    if (da != nullptr) da[e] += kind == Binary::kMul ? dout[e] * b[e] : dout[e];
+    if (db != nullptr)
+      db[e] += kind == Binary::kMul ? dout[e] * a[e] : (kind == Binary::kSub ? -dout[e] : dout[e]);
+  }
+}
+
+template <class T>
+struct BinaryOp : Op<T> {
+  Binary kind = Binary::kAdd;
+
+  std::size_t scratch_elements(const Tape<T>& tape) const override {
+    return shared_gradient_scratch(tape, *this);
+  }
+  void forward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto out = tape.value(this->output);
+    const std::size_t size = out.shape.sample_size();
+    for_each_sample(out.shape.batch, [&](int s) {
+      binary_forward(kind, a.sample(s), b.sample(s), out.sample(s), size);
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto dout = tape.grad(this->output);
+    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
+    const std::size_t size = dout.shape.sample_size();
+    for_each_sample(dout.shape.batch, [&](int s) {
+      binary_backward(kind, a.sample(s), b.sample(s), dout.sample(s),
+                      sink_a.active() ? sink_a.begin_sample(s) : nullptr,
+                      sink_b.active() ? sink_b.begin_sample(s) : nullptr, size);
+    });
+    sink_a.finish();
+    sink_b.finish();
+  }
+};
+
+template <class T>
+Var binary(Tape<T>& tape, Binary kind, Var a, Var b, std::string name) {
+  const Shape& sa = tape.shape(a);
+  const Shape& sb = tape.shape(b);
+  if (sa.rows != sb.rows || sa.cols != sb.cols)
+    throw std::logic_error(name + ": shapes " + sa.str() + " and " + sb.str() + " differ");
+  auto op = std::make_unique<BinaryOp<T>>();
+  op->inputs = {a, b};
+  op->kind = kind;
+  const int batch = broadcast_batch(tape, a, b, name.c_str());
+  return tape.record(std::move(op), Shape{batch, sa.rows, sa.cols}, std::move(name));
+}
+
+template <class T>
+Var add(Tape<T>& tape, Var a, Var b, std::string name = "add") {
+  return binary(tape, Binary::kAdd, a, b, std::move(name));
+}
+template <class T>
+Var sub(Tape<T>& tape, Var a, Var b, std::string name = "sub") {
+  return binary(tape, Binary::kSub, a, b, std::move(name));
+}
+template <class T>
+Var mul(Tape<T>& tape, Var a, Var b, std::string name = "mul") {
+  return binary(tape, Binary::kMul, a, b, std::move(name));
+}
+
+// out = factor·a, or out = a² (square).
+template <class T>
+struct PointwiseOp : Op<T> {
+  bool square = false;
+  T factor = T(1);
+
+  void forward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]);
+    const auto out = tape.value(this->output);
+    const std::size_t size = out.shape.sample_size();
+    for_each_sample(out.shape.batch, [&](int s) {
+      const T* x = a.sample(s);
+      T* y = out.sample(s);
+      for (std::size_t e = 0; e < size; ++e) y[e] = square ? x[e] * x[e] : factor * x[e];
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    if (!tape.needs_grad(this->inputs[0])) return;
+    const auto a = tape.value(this->inputs[0]);
+    const auto da = tape.grad(this->inputs[0]), dout = tape.grad(this->output);
+    const std::size_t size = dout.shape.sample_size();
+    for_each_sample(dout.shape.batch, [&](int s) {
+      const T* x = a.sample(s);
+      const T* dy = dout.sample(s);
+      T* dx = da.sample(s);
+      for (std::size_t e = 0; e < size; ++e) dx[e] += square ? T(2) * x[e] * dy[e] : factor * dy[e];
+    });
+  }
+};
+
+template <class T>
+Var scale(Tape<T>& tape, Var a, double factor, std::string name = "scale") {
+  auto op = std::make_unique<PointwiseOp<T>>();
+  op->inputs = {a};
+  op->factor = static_cast<T>(factor);
+  return tape.record(std::move(op), tape.shape(a), std::move(name));
+}
+
+template <class T>
+Var square(Tape<T>& tape, Var a, std::string name = "square") {
+  auto op = std::make_unique<PointwiseOp<T>>();
+  op->inputs = {a};
+  op->square = true;
+  return tape.record(std::move(op), tape.shape(a), std::move(name));
+}
+
+// One sample: out = a + t(b − a).
+template <class T>
+void lerp_forward(const T* a, const T* b, T t, T* out, std::size_t size) {
+  for (std::size_t e = 0; e < size; ++e) out[e] = a[e] + t * (b[e] - a[e]);
+}
+
+// One sample: da += (1−t)·dout, db += t·dout, dt += Σ dout ⊙ (b − a).
+template <class T>
+void lerp_backward(const T* a, const T* b, T t, const T* dout, T* da, T* db, T* dt,
+                   std::size_t size) {
+  T weight_sum = T(0);
+  for (std::size_t e = 0; e < size; ++e) {
+    if (da != nullptr) da[e] += (T(1) - t) * dout[e];
+    if (db != nullptr) db[e] += t * dout[e];
+    weight_sum += dout[e] * (b[e] - a[e]);
+  }
+  if (dt != nullptr) dt[0] += weight_sum;
+}
+
+template <class T>
+struct LerpOp : Op<T> {
+  std::size_t scratch_elements(const Tape<T>& tape) const override {
+    return shared_gradient_scratch(tape, *this);
+  }
+  void forward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto t = tape.value(this->inputs[2]);
+    const auto out = tape.value(this->output);
+    const std::size_t size = out.shape.sample_size();
+    for_each_sample(out.shape.batch, [&](int s) {
+      lerp_forward(a.sample(s), b.sample(s), t.sample(s)[0], out.sample(s), size);
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto t = tape.value(this->inputs[2]);
+    const auto dout = tape.grad(this->output);
+    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1),
+                      sink_t = grad_sink(tape, *this, 2);
+    const std::size_t size = dout.shape.sample_size();
+    for_each_sample(dout.shape.batch, [&](int s) {
+      lerp_backward(a.sample(s), b.sample(s), t.sample(s)[0], dout.sample(s),
+                    sink_a.active() ? sink_a.begin_sample(s) : nullptr,
+                    sink_b.active() ? sink_b.begin_sample(s) : nullptr,
+                    sink_t.active() ? sink_t.begin_sample(s) : nullptr, size);
+    });
+    sink_a.finish();
+    sink_b.finish();
+    sink_t.finish();
+  }
+};
+
+// a + t(b − a) with t a scalar (shape [1,1,1] or one per sample).
+template <class T>
+Var lerp(Tape<T>& tape, Var a, Var b, Var t, std::string name = "lerp") {
+  if (!(tape.shape(a) == tape.shape(b)))
+    throw std::logic_error(name + ": shapes " + tape.shape(a).str() + " and " +
+                           tape.shape(b).str() + " differ");
+  if (tape.shape(t).sample_size() != 1) throw std::logic_error(name + ": t must be a scalar");
+  auto op = std::make_unique<LerpOp<T>>();
+  op->inputs = {a, b, t};
+  const int batch = broadcast_batch(tape, a, t, name.c_str());
+  return tape.record(std::move(op), Shape{batch, tape.shape(a).rows, tape.shape(a).cols},
+                     std::move(name));
+}
+
+}  // namespace ufl

@@ -1,0 +1,71 @@
+#pragma once
+// U = X̃A with homogeneous token coordinates x̃ᵢ = [xᵢ; eᵢ; 1] (seed 003, spec §2):
+// X̃A = X·A_content + A_position + 1·a_biasᵀ, where A = [A_content (d rows); A_position (n rows);
+// a_bias (1 row)]. The one-hot part is a row lookup, never a product with the identity.
+#include "tape/ops/grad_sink.hpp"
+
+namespace ufl {
+
+template <class T>
+void homogeneous_project_forward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, MatrixMap<T> out) {
+  const int n = static_cast<int>(x.rows()), d = static_cast<int>(x.cols());
+  out.noalias() = x * a.topRows(d);
+  out += a.middleRows(d, n);
+  out.rowwise() += a.row(d + n);
+}
+
+// dX += dU·A_contentᵀ; dA_content += Xᵀ dU; dA_position += dU; da_bias += column sums of dU.
+template <class T>
+void homogeneous_project_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, ConstMatrixMap<T> du,
+                                  T* dx, T* da) {
+  const int n = static_cast<int>(x.rows()), d = static_cast<int>(x.cols());
+  if (dx != nullptr) MatrixMap<T>(dx, n, d).noalias() += du * a.topRows(d).transpose();
+  if (da != nullptr) {
+    MatrixMap<T> grad_a(da, a.rows(), a.cols());
+    grad_a.topRows(d).noalias() += x.transpose() * du;
+    grad_a.middleRows(d, n) += du;
+    grad_a.row(d + n) += du.colwise().sum();
+  }
+}
+
+template <class T>
+struct HomogeneousProjectOp : Op<T> {
+  std::size_t scratch_elements(const Tape<T>& tape) const override {
+    return shared_gradient_scratch(tape, *this);
+  }
+  void forward(Tape<T>& tape) override {
+    const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
+    const auto out = tape.value(this->output);
+    for_each_sample(out.shape.batch, [&](int s) {
+      homogeneous_project_forward<T>(x.view(s), a.view(s), out.matrix(s));
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
+    const auto du = tape.grad(this->output);
+    const GradSink<T> sink_x = grad_sink(tape, *this, 0), sink_a = grad_sink(tape, *this, 1);
+    for_each_sample(du.shape.batch, [&](int s) {
+      homogeneous_project_backward<T>(x.view(s), a.view(s), du.view(s),
+                                      sink_x.active() ? sink_x.begin_sample(s) : nullptr,
+                                      sink_a.active() ? sink_a.begin_sample(s) : nullptr);
+    });
+    sink_x.finish();
+    sink_a.finish();
+  }
+};
+
+// x: [B, n, d]; a: [1 or B, d+n+1, r] → [B, n, r].
+template <class T>
+Var homogeneous_project(Tape<T>& tape, Var x, Var a, std::string name = "homogeneous_project") {
+  const Shape& sx = tape.shape(x);
+  const Shape& sa = tape.shape(a);
+  if (sa.rows != sx.cols + sx.rows + 1)
+    throw std::logic_error(name + ": A " + sa.str() + " needs d+n+1 = " +
+                           std::to_string(sx.cols + sx.rows + 1) + " rows for X " + sx.str());
+  auto op = std::make_unique<HomogeneousProjectOp<T>>();
+  op->inputs = {x, a};
+  const int batch = broadcast_batch(tape, x, a, name.c_str());
+  return tape.record(std::move(op), Shape{batch, sx.rows, sa.cols}, std::move(name));
+}
+
+}  // namespace ufl

@@ -1,0 +1,83 @@
+#pragma once
+// Batched matrix product C = op(A)·op(B), op = identity or transpose, each operand per-sample
+// or shared by the batch (a parameter).
+#include "tape/ops/grad_sink.hpp"
+
+namespace ufl {
+
+// One sample: C = op(A)·op(B).
+template <class T>
+void matmul_forward(ConstMatrixMap<T> a, bool transpose_a, ConstMatrixMap<T> b, bool transpose_b,
+                    MatrixMap<T> c) {
+  if (!transpose_a && !transpose_b) c.noalias() = a * b;
+  if (!transpose_a && transpose_b) c.noalias() = a * b.transpose();
+  if (transpose_a && !transpose_b) c.noalias() = a.transpose() * b;
+  if (transpose_a && transpose_b) c.noalias() = a.transpose() * b.transpose();
+}
+
+// One sample: dA += dC·op(B)ᵀ (transposed back if A was), dB += op(A)ᵀ·dC (likewise).
+template <class T>
+void matmul_backward(ConstMatrixMap<T> a, bool transpose_a, ConstMatrixMap<T> b, bool transpose_b,
+                     ConstMatrixMap<T> dc, T* da, T* db) {
+  if (da != nullptr) {
+    MatrixMap<T> grad_a(da, a.rows(), a.cols());
+    if (!transpose_a && !transpose_b) grad_a.noalias() += dc * b.transpose();
+    if (!transpose_a && transpose_b) grad_a.noalias() += dc * b;
+    if (transpose_a && !transpose_b) grad_a.noalias() += b * dc.transpose();
+    if (transpose_a && transpose_b) grad_a.noalias() += b.transpose() * dc.transpose();
+  }
+  if (db != nullptr) {
+    MatrixMap<T> grad_b(db, b.rows(), b.cols());
+    if (!transpose_a && !transpose_b) grad_b.noalias() += a.transpose() * dc;
+    if (transpose_a && !transpose_b) grad_b.noalias() += a * dc;
+    if (!transpose_a && transpose_b) grad_b.noalias() += dc.transpose() * a;
+    if (transpose_a && transpose_b) grad_b.noalias() += dc.transpose() * a.transpose();
+  }
+}
+
+template <class T>
+struct MatmulOp : Op<T> {
+  bool transpose_a = false, transpose_b = false;
+
+  std::size_t scratch_elements(const Tape<T>& tape) const override {
+    return shared_gradient_scratch(tape, *this);
+  }
+  void forward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto c = tape.value(this->output);
+    for_each_sample(c.shape.batch, [&](int s) {
+      matmul_forward<T>(a.view(s), transpose_a, b.view(s), transpose_b, c.matrix(s));
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+    const auto dc = tape.grad(this->output);
+    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
+    for_each_sample(dc.shape.batch, [&](int s) {
+      T* da = sink_a.active() ? sink_a.begin_sample(s) : nullptr;
+      T* db = sink_b.active() ? sink_b.begin_sample(s) : nullptr;
+      matmul_backward<T>(a.view(s), transpose_a, b.view(s), transpose_b, dc.view(s), da, db);
+    });
+    sink_a.finish();
+    sink_b.finish();
+  }
+};
+
+template <class T>
+Var matmul(Tape<T>& tape, Var a, Var b, bool transpose_a = false, bool transpose_b = false,
+           std::string name = "matmul") {
+  const Shape& sa = tape.shape(a);
+  const Shape& sb = tape.shape(b);
+  const int rows = transpose_a ? sa.cols : sa.rows, inner_a = transpose_a ? sa.rows : sa.cols;
+  const int inner_b = transpose_b ? sb.cols : sb.rows, cols = transpose_b ? sb.rows : sb.cols;
+  if (inner_a != inner_b)
+    throw std::logic_error(name + ": inner dimensions " + sa.str() + " and " + sb.str());
+  auto op = std::make_unique<MatmulOp<T>>();
+  op->inputs = {a, b};
+  op->transpose_a = transpose_a;
+  op->transpose_b = transpose_b;
+  const int batch = broadcast_batch(tape, a, b, "matmul");
+  return tape.record(std::move(op), Shape{batch, rows, cols}, std::move(name));
+}
+
+}  // namespace ufl

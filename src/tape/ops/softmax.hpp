@@ -1,0 +1,60 @@
+#pragma once
+// Row softmax, P_ij = exp(S_ij − max_k S_ik) / Σ_k exp(S_ik − max_k S_ik): the attention branch
+// of M(X) (spec §2). Subtracting the row maximum keeps large logits finite.
+#include <algorithm>
+#include <cmath>
+
+#include "tape/ops/grad_sink.hpp"
+
+namespace ufl {
+
+template <class T>
+void softmax_rows_forward(const T* s, T* p, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    const T* in = s + static_cast<std::size_t>(i) * cols;
+    T* out = p + static_cast<std::size_t>(i) * cols;
+    const T row_max = *std::max_element(in, in + cols);
+    T total = T(0);
+    for (int j = 0; j < cols; ++j) total += (out[j] = std::exp(in[j] - row_max));
+    const T inverse = T(1) / total;
+    for (int j = 0; j < cols; ++j) out[j] *= inverse;
+  }
+}
+
+// dS_ij += P_ij (dP_ij − Σ_k dP_ik P_ik).
+template <class T>
+void softmax_rows_backward(const T* p, const T* dp, T* ds, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    const std::size_t row = static_cast<std::size_t>(i) * cols;
+    T inner = T(0);
+    for (int j = 0; j < cols; ++j) inner += dp[row + j] * p[row + j];
+    for (int j = 0; j < cols; ++j) ds[row + j] += p[row + j] * (dp[row + j] - inner);
+  }
+}
+
+template <class T>
+struct SoftmaxRowsOp : Op<T> {
+  void forward(Tape<T>& tape) override {
+    const auto s = tape.value(this->inputs[0]), p = tape.value(this->output);
+    for_each_sample(p.shape.batch, [&](int b) {
+      softmax_rows_forward(s.sample(b), p.sample(b), p.shape.rows, p.shape.cols);
+    });
+  }
+  void backward(Tape<T>& tape) override {
+    if (!tape.needs_grad(this->inputs[0])) return;
+    const auto p = tape.value(this->output), dp = tape.grad(this->output);
+    const auto ds = tape.grad(this->inputs[0]);
+    for_each_sample(p.shape.batch, [&](int b) {
+      softmax_rows_backward(p.sample(b), dp.sample(b), ds.sample(b), p.shape.rows, p.shape.cols);
+    });
+  }
+};
+
+template <class T>
+Var softmax_rows(Tape<T>& tape, Var s, std::string name = "softmax_rows") {
+  auto op = std::make_unique<SoftmaxRowsOp<T>>();
+  op->inputs = {s};
+  return tape.record(std::move(op), tape.shape(s), std::move(name));
+}
+
+}  // namespace ufl

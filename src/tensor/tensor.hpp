@@ -1,0 +1,44 @@
+#pragma once
+// Batched dense arrays: `batch` samples of rows×cols, row-major, contiguous. A tensor with
+// batch 1 next to one with batch B is shared by every sample (a parameter, a constant).
+// Tensors do not own memory: the tape plans one arena per run and hands out views.
+#include <Eigen/Core>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace ufl {
+
+struct Shape {
+  int batch = 1, rows = 1, cols = 1;
+  std::size_t sample_size() const { return static_cast<std::size_t>(rows) * cols; }
+  std::size_t size() const { return static_cast<std::size_t>(batch) * sample_size(); }
+  bool operator==(const Shape&) const = default;
+  std::string str() const {
+    return "[" + std::to_string(batch) + "," + std::to_string(rows) + "," + std::to_string(cols) +
+           "]";
+  }
+};
+
+template <class T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using MatrixMap = Eigen::Map<RowMatrix<T>>;
+template <class T>
+using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
+
+template <class T>
+struct Tensor {
+  T* data = nullptr;
+  Shape shape;
+
+  std::size_t size() const { return shape.size(); }
+  // Sample b of a per-sample tensor, or the one shared sample of a batch-1 tensor.
+  T* sample(int b) const { return data + (shape.batch == 1 ? 0 : b * shape.sample_size()); }
+  MatrixMap<T> matrix(int b) const { return MatrixMap<T>(sample(b), shape.rows, shape.cols); }
+  ConstMatrixMap<T> view(int b) const {
+    return ConstMatrixMap<T>(sample(b), shape.rows, shape.cols);
+  }
+};
+
+}  // namespace ufl

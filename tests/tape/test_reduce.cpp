@@ -1,0 +1,32 @@
+// sum and mean over a whole batch.
+#include "gradient_check.hpp"
+#include "tape/ops/reduce.hpp"
+
+using namespace ufl;
+using ufl::testing::Checked;
+using ufl::testing::gradient_check;
+
+TEST_CASE("sum and mean reduce every element of every sample") {
+  Tape<float> tape;
+  const Var a = tape.input(Shape{2, 1, 3}, "a");
+  const Var total = sum(tape, a), average = mean(tape, a);
+  tape.plan();
+  const float values[] = {1, 2, 3, 4, 5, 6};
+  std::copy(values, values + 6, tape.value(a).data);
+  tape.forward();
+  CHECK(tape.value(total).data[0] == 21.0f);
+  CHECK(tape.value(average).data[0] == doctest::Approx(3.5));
+}
+
+TEST_CASE("sum and mean gradients match finite differences") {
+  CHECK(gradient_check([](Tape<double>& tape, std::vector<Checked>& checked) {
+          const Var a = tape.input(Shape{5, 3, 2}, "a", true);
+          checked = {{a}};
+          return mean(tape, square(tape, a));
+        }) <= 1e-6);
+  CHECK(gradient_check([](Tape<double>& tape, std::vector<Checked>& checked) {
+          const Var a = tape.input(Shape{2, 2, 2}, "a", true);
+          checked = {{a}};
+          return sum(tape, a);
+        }) <= 1e-6);
+}
