@@ -15,8 +15,11 @@ struct Shape {
   std::size_t size() const { return static_cast<std::size_t>(batch) * sample_size(); }
   bool operator==(const Shape&) const = default;
   std::string str() const {
-    return "[" + std::to_string(batch) + "," + std::to_string(rows) + "," + std::to_string(cols) +
-           "]";
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(...).
+    std::string text = "[";
+    text.append(std::to_string(batch)).append(",").append(std::to_string(rows));
+    text.append(",").append(std::to_string(cols)).append("]");
+    return text;
   }
 };
 

@@ -1,0 +1,30 @@
+#include "analysis/verdict.hpp"
+
+#include <stdexcept>
+
+namespace ufl::analysis {
+
+Verdict decide(const VerdictInputs& inputs, const config::AnalysisConfig& thresholds) {
+  const bool reached_optimum = inputs.eta >= thresholds.eta_min;
+  if (inputs.iota >= thresholds.iota_min && inputs.test_mse < inputs.fixed_mse) {
+    return {"attention", true};
+  }
+  if (inputs.tau >= thresholds.tau_min && inputs.ell >= thresholds.ell_min) {
+    return {"convolution", reached_optimum};
+  }
+  if (inputs.phi >= thresholds.phi_min) return {"fourier", reached_optimum};
+  if (inputs.alpha >= thresholds.alpha_min && inputs.k < inputs.n) {
+    return {"svd", reached_optimum};
+  }
+  return {"unclassified", false};
+}
+
+std::string claimed_operator(const std::string& dataset_kind) {
+  if (dataset_kind == "local") return "convolution";
+  if (dataset_kind == "global") return "attention";
+  if (dataset_kind == "periodic") return "fourier";
+  if (dataset_kind == "lowrank") return "svd";
+  throw std::invalid_argument("claimed_operator: unknown dataset kind '" + dataset_kind + "'");
+}
+
+}  // namespace ufl::analysis

@@ -1,0 +1,39 @@
+#pragma once
+// The verdict of spec §4: which classical operator the learned layer became, and whether it
+// counts as emerged.
+#include <string>
+
+#include "config/config.hpp"
+
+namespace ufl::analysis {
+
+struct VerdictInputs {
+  double iota = 0.0;       // input dependence ι
+  double tau = 0.0;        // Toeplitz score τ
+  double ell = 0.0;        // locality ℓ
+  double phi = 0.0;        // Fourier score φ
+  double alpha = 0.0;      // SVD alignment α
+  double eta = 0.0;        // efficiency η = mse(M*) / mse(layer)
+  double test_mse = 0.0;   // mse(layer) on the test set
+  double fixed_mse = 0.0;  // mse(M_fix) on the test set
+  int k = 0;               // the training targets' k99
+  int n = 0;               // positions
+};
+
+struct Verdict {
+  std::string name;  // "attention", "convolution", "fourier", "svd" or "unclassified"
+  bool emerged = false;
+};
+
+// Spec §4, first match wins: attention if ι ≥ iota_min and test_mse < fixed_mse; convolution if
+// τ ≥ tau_min and ℓ ≥ ell_min; fourier if φ ≥ phi_min; svd if α ≥ alpha_min and k < n; else
+// unclassified. Attention has emerged by passing its test (it beats every fixed operator); a
+// fixed-operator verdict has emerged only with η ≥ eta_min (a scaled identity is Toeplitz and
+// local, but a poor denoiser); unclassified never has. A NaN score fails its test.
+Verdict decide(const VerdictInputs& inputs, const config::AnalysisConfig& thresholds);
+
+// The operator the seed paper claims emerges on each dataset kind (spec §1): local → convolution,
+// global → attention, periodic → fourier, lowrank → svd. Throws std::invalid_argument otherwise.
+std::string claimed_operator(const std::string& dataset_kind);
+
+}  // namespace ufl::analysis

@@ -1,0 +1,32 @@
+#pragma once
+// One function per subcommand; main.cpp parses the flags with CLI11 and calls them.
+#include <string>
+#include <vector>
+
+namespace ufl::cli {
+
+struct TrainArguments {
+  std::string config_path, out, data_dir;
+  std::vector<std::string> overrides;  // --set key.path=value, then --seed
+  bool force = false, quiet = false;
+  int threads = 0;
+  std::string command_line;
+};
+
+struct GenerateArguments {
+  std::string config_path, out;
+  std::vector<std::string> overrides;
+  bool force = false;
+};
+
+struct AnalyzeArguments {
+  std::string run_dir, data_dir;
+  std::vector<std::string> overrides;
+  bool quiet = false;
+};
+
+int run_train(const TrainArguments& arguments);
+int run_generate(const GenerateArguments& arguments);
+int run_analyze(const AnalyzeArguments& arguments);
+
+}  // namespace ufl::cli

@@ -1,0 +1,37 @@
+#include "cli/errors.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <stdexcept>
+
+#include "cli/exit_codes.hpp"
+#include "config/load.hpp"
+#include "io/io_error.hpp"
+#include "train/trainer.hpp"
+
+namespace ufl::cli {
+
+int report_errors(const std::function<int()>& command) {
+  auto fail = [](const std::exception& error, int code) {
+    std::cerr << "ufl: error: " << error.what() << "\n";
+    return code;
+  };
+  try {
+    return command();
+  } catch (const config::ConfigError& error) {
+    return fail(error, kBadInput);
+  } catch (const BadInput& error) {
+    return fail(error, kBadInput);
+  } catch (const std::invalid_argument& error) {
+    return fail(error, kBadInput);
+  } catch (const train::DivergenceError& error) {
+    return fail(error, kDiverged);
+  } catch (const io::IoError& error) {
+    return fail(error, kFailure);
+  } catch (const std::exception& error) {
+    return fail(error, kFailure);
+  }
+}
+
+}  // namespace ufl::cli

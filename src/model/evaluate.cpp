@@ -1,0 +1,71 @@
+#include "model/evaluate.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "tape/parallel.hpp"
+
+namespace ufl::model {
+namespace {
+
+// Chunk so that one n×n activation of the chunk stays near 4M floats.
+int chunk_size(const LayerShape& shape, int max_samples) {
+  const long long per_sample = static_cast<long long>(shape.n) * shape.n;
+  const long long fits = std::max<long long>(1, (4LL << 20) / per_sample);
+  return static_cast<int>(std::min<long long>({fits, 256, std::max(1, max_samples)}));
+}
+
+}  // namespace
+
+Evaluator::Evaluator(Parameters<float>& params, int max_samples)
+    : params_(params), chunk_(chunk_size(params.shape, max_samples)) {
+  graph_ = record_layer(tape_, params_, chunk_, 0.0, false);
+  plan_layer(tape_, graph_);
+}
+
+int Evaluator::run_chunk(const data::SampleSet& set, int first) {
+  const int count = std::min(chunk_, set.count - first);
+  const std::size_t sample_size = static_cast<std::size_t>(set.n) * set.d;
+  float* x = tape_.value(graph_.x).data;
+  std::memcpy(x, set.input(first), count * sample_size * sizeof(float));
+  // Unused rows of a last, short chunk repeat the first sample; their outputs are ignored.
+  for (int s = count; s < chunk_; ++s)
+    std::memcpy(x + s * sample_size, set.input(first), sample_size * sizeof(float));
+  tape_.forward();
+  return count;
+}
+
+double Evaluator::mse(const data::SampleSet& set) {
+  std::vector<double> per_sample(set.count, 0.0);
+  const std::size_t sample_size = static_cast<std::size_t>(set.n) * set.d;
+  for (int first = 0; first < set.count; first += chunk_) {
+    const int count = run_chunk(set, first);
+    const auto y = tape_.value(graph_.Y);
+    ufl::for_each_sample(count, [&](int s) {
+      const float* predicted = y.sample(s);
+      const float* target = set.target(first + s);
+      double total = 0;
+      for (std::size_t e = 0; e < sample_size; ++e) {
+        const double error = double(predicted[e]) - double(target[e]);
+        total += error * error;
+      }
+      per_sample[first + s] = total;
+    });
+  }
+  double total = 0;
+  for (double value : per_sample) total += value;
+  return total / (double(set.count) * sample_size);
+}
+
+void Evaluator::for_each_sample(const data::SampleSet& set,
+                                const std::function<void(const SampleOutputs&)>& visit) {
+  for (int first = 0; first < set.count; first += chunk_) {
+    const int count = run_chunk(set, first);
+    for (int s = 0; s < count; ++s)
+      visit(SampleOutputs{first + s, tape_.value(graph_.U).sample(s), tape_.value(graph_.V).sample(s),
+                          tape_.value(graph_.M).sample(s), tape_.value(graph_.Y).sample(s)});
+  }
+}
+
+}  // namespace ufl::model

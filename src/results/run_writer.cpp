@@ -1,0 +1,66 @@
+#include "results/run_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "io/io_error.hpp"
+#include "io/npy.hpp"
+#include "tape/ops/activation.hpp"
+
+namespace ufl::results {
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& value) {
+  io::write_file_atomic(path, value.dump(2) + "\n");
+}
+
+void write_parameters(const std::filesystem::path& folder, const model::Parameters<float>& params) {
+  std::filesystem::create_directories(folder / "params");
+  for (std::size_t k = 0; k < params.slices.size(); ++k) {
+    const model::ParameterSlice& slice = params.slices[k];
+    io::write_npy(folder / "params" / (slice.name + ".npy"), params.values.data() + slice.offset,
+                  {std::size_t(slice.rows), std::size_t(slice.cols)});
+  }
+  std::vector<float> sigma(params.shape.r);
+  const float* s = params.value(model::Parameters<float>::kS);
+  for (int j = 0; j < params.shape.r; ++j) sigma[j] = stable_softplus(s[j]);
+  io::write_npy(folder / "Sigma.npy", sigma.data(), {sigma.size()});
+}
+
+void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params) {
+  for (const model::ParameterSlice& slice : params.slices) {
+    const auto values = io::read_npy_values(folder / "params" / (slice.name + ".npy"),
+                                            {std::size_t(slice.rows), std::size_t(slice.cols)});
+    for (std::size_t e = 0; e < values.size(); ++e)
+      params.values[slice.offset + e] = static_cast<float>(values[e]);
+  }
+}
+
+void write_loss_curve(const std::filesystem::path& folder, const std::vector<train::LossPoint>& curve) {
+  std::ostringstream csv;
+  csv << "step,lr,loss,mse,orthogonality,test_mse\n";
+  char line[256];
+  for (const train::LossPoint& point : curve) {
+    std::snprintf(line, sizeof line, "%d,%.9g,%.9g,%.9g,%.9g,", point.step, point.learning_rate,
+                  point.loss, point.mse, point.orthogonality);
+    csv << line;
+    if (!std::isnan(point.test_mse)) {
+      std::snprintf(line, sizeof line, "%.9g", point.test_mse);
+      csv << line;
+    }
+    csv << '\n';
+  }
+  io::write_file_atomic(folder / "loss.csv", csv.str());
+}
+
+void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis) {
+  for (const analysis::NamedArray& array : analysis.arrays) {
+    const auto path = folder / (array.name + ".npy");
+    std::filesystem::create_directories(path.parent_path());
+    io::write_npy(path, array.values.data(), array.shape);
+  }
+  write_json(folder / "metrics.json", analysis.metrics);
+}
+
+}  // namespace ufl::results

@@ -1,0 +1,36 @@
+#pragma once
+// Adam (Kingma & Ba 2015) with bias correction; β = (0.9, 0.999), ε = 1e-8 as in spec §2.
+// Each element is updated on its own, so the update is the same at any thread count.
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace ufl::train {
+
+struct Adam {
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  std::vector<float> first_moment, second_moment;
+  long long step_count = 0;
+
+  explicit Adam(std::size_t parameter_count)
+      : first_moment(parameter_count, 0.0f), second_moment(parameter_count, 0.0f) {}
+
+  void step(float* params, const float* grads, double learning_rate) {
+    ++step_count;
+    const float b1 = float(beta1), b2 = float(beta2), eps = float(epsilon);
+    const float correction1 = float(1 - std::pow(beta1, double(step_count)));
+    const float correction2 = float(1 - std::pow(beta2, double(step_count)));
+    const float lr = float(learning_rate);
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(first_moment.size());
+    float* m = first_moment.data();
+    float* v = second_moment.data();
+    for (std::ptrdiff_t e = 0; e < count; ++e) {
+      m[e] = b1 * m[e] + (1 - b1) * grads[e];
+      v[e] = b2 * v[e] + (1 - b2) * grads[e] * grads[e];
+      const float m_hat = m[e] / correction1, v_hat = v[e] / correction2;
+      params[e] -= lr * m_hat / (std::sqrt(v_hat) + eps);
+    }
+  }
+};
+
+}  // namespace ufl::train
