@@ -25,8 +25,14 @@ struct AnalyzeArguments {
   bool quiet = false;
 };
 
+struct CollectArguments {
+  std::vector<std::string> paths;
+  std::string out;
+};
+
 int run_train(const TrainArguments& arguments);
 int run_generate(const GenerateArguments& arguments);
 int run_analyze(const AnalyzeArguments& arguments);
+int run_collect(const CollectArguments& arguments);
 
 }  // namespace ufl::cli

@@ -1,9 +1,9 @@
 // ufl: the command line. CLI11 subcommands that parse flags and call the commands; nothing else.
-#include <CLI/CLI.hpp>
 #include <omp.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -30,63 +30,92 @@ void setup_logging(bool quiet) {
 
 int main(int argc, char** argv) {
   using namespace ufl::cli;
-  CLI::App app{"ufl: train Universal Factorization Layers on the Section 8 datasets and measure "
-               "which classical operator emerges (convolution, attention, Fourier, SVD).",
-               "ufl"};
-  app.set_version_flag("--version", std::string("ufl ") + ufl::kVersion + " (" + ufl::kGitCommit + ")");
+  CLI::App app{
+      "ufl: train Universal Factorization Layers on the Section 8 datasets and measure "
+      "which classical operator emerges (convolution, attention, Fourier, SVD).",
+      "ufl"};
+  app.set_version_flag("--version",
+                       std::string("ufl ") + ufl::kVersion + " (" + ufl::kGitCommit + ")");
   app.require_subcommand(1);
-  app.footer("Run 'ufl SUBCOMMAND --help' for its flags. Exit codes: 0 ok, 1 failure, 2 bad input, "
-             "3 diverged, 130 interrupted.");
+  app.footer(
+      "Run 'ufl SUBCOMMAND --help' for its flags. Exit codes: 0 ok, 1 failure, 2 bad input, "
+      "3 diverged, 130 interrupted.");
 
   TrainArguments train;
   auto* train_command = app.add_subcommand(
-      "train", "Train one layer from a JSON config and write a run folder (factors, operator, "
-               "metrics, loss curve).");
-  train_command->add_option("CONFIG", train.config_path, "JSON config, e.g. configs/section8/local.json")
+      "train",
+      "Train one layer from a JSON config and write a run folder (factors, operator, "
+      "metrics, loss curve).");
+  train_command
+      ->add_option("CONFIG", train.config_path, "JSON config, e.g. configs/section8/local.json")
       ->required();
-  train_command->add_option("--out,-o", train.out,
-                            "Run folder to write (default results/<name>); it appears only when complete");
-  train_command->add_option("--set", train.overrides,
-                            "Override a config value: key.path=value (JSON value, else string); "
-                            "repeatable, e.g. --set dataset.noise=0.3 --set dataset.freqs=[3,7]")
+  train_command->add_option(
+      "--out,-o", train.out,
+      "Run folder to write (default results/<name>); it appears only when complete");
+  train_command
+      ->add_option("--set", train.overrides,
+                   "Override a config value: key.path=value (JSON value, else string); "
+                   "repeatable, e.g. --set dataset.noise=0.3 --set dataset.freqs=[3,7]")
       ->type_name("KEY=VALUE");
   int seed = -1;
-  train_command->add_option("--seed", seed, "Seed for data, initialisation and minibatches (overrides 'seed')")
+  train_command
+      ->add_option("--seed", seed,
+                   "Seed for data, initialisation and minibatches (overrides 'seed')")
       ->check(CLI::NonNegativeNumber);
-  train_command->add_option("--threads,-j", train.threads,
-                            "OpenMP threads (default: OMP_NUM_THREADS or all cores); results are "
-                            "bit-identical at any count")
+  train_command
+      ->add_option("--threads,-j", train.threads,
+                   "OpenMP threads (default: OMP_NUM_THREADS or all cores); results are "
+                   "bit-identical at any count")
       ->check(CLI::PositiveNumber);
-  train_command->add_option("--data", train.data_dir,
-                            "Train on a dataset folder written by 'ufl generate' instead of generating in memory");
+  train_command->add_option(
+      "--data", train.data_dir,
+      "Train on a dataset folder written by 'ufl generate' instead of generating in memory");
   train_command->add_flag("--force,-f", train.force, "Replace an existing run folder");
   train_command->add_flag("--quiet,-q", train.quiet, "Only warnings and errors, no progress");
   train_command->footer(known_keys_text());
 
   GenerateArguments generate;
   auto* generate_command = app.add_subcommand(
-      "generate", "Write a config's train and test sets as .npy (with a dataset.json sidecar) to "
-                  "datasets/<name>-seed<seed>/.");
+      "generate",
+      "Write a config's train and test sets as .npy (with a dataset.json sidecar) to "
+      "datasets/<name>-seed<seed>/.");
   generate_command->add_option("CONFIG", generate.config_path, "JSON config")->required();
-  generate_command->add_option("--out,-o", generate.out, "Dataset folder (default datasets/<name>-seed<seed>)");
-  generate_command->add_option("--set", generate.overrides, "Override a config value: key.path=value")
+  generate_command->add_option("--out,-o", generate.out,
+                               "Dataset folder (default datasets/<name>-seed<seed>)");
+  generate_command
+      ->add_option("--set", generate.overrides, "Override a config value: key.path=value")
       ->type_name("KEY=VALUE");
   int generate_seed = -1;
-  generate_command->add_option("--seed", generate_seed, "Seed (overrides 'seed')")->check(CLI::NonNegativeNumber);
+  generate_command->add_option("--seed", generate_seed, "Seed (overrides 'seed')")
+      ->check(CLI::NonNegativeNumber);
   generate_command->add_flag("--force,-f", generate.force, "Replace an existing dataset folder");
 
   AnalyzeArguments analyze;
   auto* analyze_command = app.add_subcommand(
-      "analyze", "Recompute a saved run's measurements and verdict (metrics.json and the analysis "
-                 ".npy files), e.g. after changing a threshold with --set analysis.tau_min=0.8.");
-  analyze_command->add_option("RUN_DIR", analyze.run_dir, "A run folder written by 'ufl train'")->required();
-  analyze_command->add_option("--set", analyze.overrides,
-                              "Override an analysis threshold: analysis.KEY=value")
+      "analyze",
+      "Recompute a saved run's measurements and verdict (metrics.json and the analysis "
+      ".npy files), e.g. after changing a threshold with --set analysis.tau_min=0.8.");
+  analyze_command->add_option("RUN_DIR", analyze.run_dir, "A run folder written by 'ufl train'")
+      ->required();
+  analyze_command
+      ->add_option("--set", analyze.overrides, "Override an analysis threshold: analysis.KEY=value")
       ->type_name("KEY=VALUE");
-  analyze_command->add_option("--data", analyze.data_dir, "Dataset folder the run was trained on, if any");
+  analyze_command->add_option("--data", analyze.data_dir,
+                              "Dataset folder the run was trained on, if any");
   analyze_command->add_flag("--quiet,-q", analyze.quiet, "Only warnings and errors");
   int analyze_threads = 0;
-  analyze_command->add_option("--threads,-j", analyze_threads, "OpenMP threads")->check(CLI::PositiveNumber);
+  analyze_command->add_option("--threads,-j", analyze_threads, "OpenMP threads")
+      ->check(CLI::PositiveNumber);
+
+  CollectArguments collect;
+  auto* collect_command = app.add_subcommand(
+      "collect",
+      "Gather finished runs (folders searched recursively) into one CSV: every scalar "
+      "metric and config value, one row per run.");
+  collect_command->add_option("DIR", collect.paths, "Run folders, or folders holding run folders")
+      ->required();
+  collect_command->add_option("--out,-o", collect.out,
+                              "CSV file to write (default: standard output)");
 
   try {
     app.parse(argc, argv);
@@ -114,6 +143,10 @@ int main(int argc, char** argv) {
     setup_logging(false);
     if (generate_seed >= 0) generate.overrides.push_back("seed=" + std::to_string(generate_seed));
     return run_generate(generate);
+  }
+  if (collect_command->parsed()) {
+    setup_logging(false);
+    return run_collect(collect);
   }
   setup_logging(analyze.quiet);
   if (analyze_threads > 0) omp_set_num_threads(analyze_threads);

@@ -2,20 +2,20 @@
 // The four synthetic denoising datasets of spec section 1. Each yields (noisy X, clean C)
 // pairs, X = C + noise·E, and knows its position covariance Γ, the best fixed linear
 // operator M_fix = Γ(Γ+σ²I)⁻¹ and the optimal estimator M*.
-#include <Eigen/Dense>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
+#include "tensor/eigen.hpp"
 
 namespace ufl::data {
 
 // `count` samples of n×d, row-major per sample: element (s, i, c) at s*n*d + i*d + c.
 struct SampleSet {
   int count = 0, n = 0, d = 0;
-  std::vector<float> inputs;         // X = C + σE
-  std::vector<float> targets;        // C
+  std::vector<float> inputs;           // X = C + σE
+  std::vector<float> targets;          // C
   std::vector<std::int32_t> partners;  // global only: count×n, partner position of each token
 
   const float* input(int s) const { return inputs.data() + static_cast<size_t>(s) * n * d; }
@@ -41,7 +41,8 @@ struct Dataset {
 Dataset generate(const config::DatasetConfig& spec, std::uint64_t seed);
 
 // Γ of each kind, exactly (spec section 1).
-Eigen::MatrixXd covariance_of(const config::DatasetConfig& spec, const Eigen::MatrixXd& lowrank_basis,
+Eigen::MatrixXd covariance_of(const config::DatasetConfig& spec,
+                              const Eigen::MatrixXd& lowrank_basis,
                               const Eigen::VectorXd& lowrank_singular_values);
 
 // M_fix = Γ(Γ+σ²I)⁻¹.

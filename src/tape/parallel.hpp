@@ -5,13 +5,26 @@
 // does not depend on how many threads ran.
 #include <algorithm>
 #include <cstddef>
+#include <utility>
+
+#include "tensor/tensor.hpp"
 
 namespace ufl {
 
+// Below this many elements an op runs on one thread: waking threads would cost more than the
+// work. Which thread runs a sample never changes its result, so this is only about speed.
+inline constexpr std::size_t kParallelElements = 8192;
+
 template <class Body>
-void for_each_sample(int batch, Body&& body) {
-#pragma omp parallel for schedule(static) if (batch > 1)
+void for_each_sample(int batch, Body&& body, std::size_t elements = kParallelElements) {
+#pragma omp parallel for schedule(static) if (batch > 1 && elements >= kParallelElements)
   for (int b = 0; b < batch; ++b) body(b);
+}
+
+// For an op over a tensor of `shape`: one sample per iteration, parallel when it is large.
+template <class Body>
+void for_each_sample(const Shape& shape, Body&& body) {
+  for_each_sample(shape.batch, std::forward<Body>(body), shape.size());
 }
 
 // into[e] += Σ_b per_sample[b·size + e], summed in the order b = 0, 1, …, batch−1.

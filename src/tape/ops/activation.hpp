@@ -44,7 +44,7 @@ struct ActivationOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto x = tape.value(this->inputs[0]), y = tape.value(this->output);
     const std::size_t size = y.shape.sample_size();
-    for_each_sample(y.shape.batch,
+    for_each_sample(y.shape,
                     [&](int s) { activation_forward(kind, x.sample(s), y.sample(s), size); });
   }
   void backward(Tape<T>& tape) override {
@@ -52,7 +52,7 @@ struct ActivationOp : Op<T> {
     const auto x = tape.value(this->inputs[0]), y = tape.value(this->output);
     const auto dx = tape.grad(this->inputs[0]), dy = tape.grad(this->output);
     const std::size_t size = y.shape.sample_size();
-    for_each_sample(y.shape.batch, [&](int s) {
+    for_each_sample(y.shape, [&](int s) {
       activation_backward(kind, x.sample(s), y.sample(s), dy.sample(s), dx.sample(s), size);
     });
   }

@@ -34,7 +34,7 @@ struct DiagScaleOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto a = tape.value(this->inputs[0]), diagonal = tape.value(this->inputs[1]);
     const auto out = tape.value(this->output);
-    for_each_sample(out.shape.batch, [&](int s) {
+    for_each_sample(out.shape, [&](int s) {
       diag_scale_forward(a.sample(s), diagonal.sample(s), out.sample(s), out.shape.rows,
                          out.shape.cols);
     });
@@ -43,7 +43,7 @@ struct DiagScaleOp : Op<T> {
     const auto a = tape.value(this->inputs[0]), diagonal = tape.value(this->inputs[1]);
     const auto dout = tape.grad(this->output);
     const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_d = grad_sink(tape, *this, 1);
-    for_each_sample(dout.shape.batch, [&](int s) {
+    for_each_sample(dout.shape, [&](int s) {
       diag_scale_backward(a.sample(s), diagonal.sample(s), dout.sample(s),
                           sink_a.active() ? sink_a.begin_sample(s) : nullptr,
                           sink_d.active() ? sink_d.begin_sample(s) : nullptr, dout.shape.rows,

@@ -37,7 +37,7 @@ struct BinaryOp : Op<T> {
     const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
     const auto out = tape.value(this->output);
     const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape.batch, [&](int s) {
+    for_each_sample(out.shape, [&](int s) {
       binary_forward(kind, a.sample(s), b.sample(s), out.sample(s), size);
     });
   }
@@ -46,7 +46,7 @@ struct BinaryOp : Op<T> {
     const auto dout = tape.grad(this->output);
     const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
     const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape.batch, [&](int s) {
+    for_each_sample(dout.shape, [&](int s) {
       binary_backward(kind, a.sample(s), b.sample(s), dout.sample(s),
                       sink_a.active() ? sink_a.begin_sample(s) : nullptr,
                       sink_b.active() ? sink_b.begin_sample(s) : nullptr, size);
@@ -92,7 +92,7 @@ struct PointwiseOp : Op<T> {
     const auto a = tape.value(this->inputs[0]);
     const auto out = tape.value(this->output);
     const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape.batch, [&](int s) {
+    for_each_sample(out.shape, [&](int s) {
       const T* x = a.sample(s);
       T* y = out.sample(s);
       for (std::size_t e = 0; e < size; ++e) y[e] = square ? x[e] * x[e] : factor * x[e];
@@ -103,7 +103,7 @@ struct PointwiseOp : Op<T> {
     const auto a = tape.value(this->inputs[0]);
     const auto da = tape.grad(this->inputs[0]), dout = tape.grad(this->output);
     const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape.batch, [&](int s) {
+    for_each_sample(dout.shape, [&](int s) {
       const T* x = a.sample(s);
       const T* dy = dout.sample(s);
       T* dx = da.sample(s);
@@ -157,7 +157,7 @@ struct LerpOp : Op<T> {
     const auto t = tape.value(this->inputs[2]);
     const auto out = tape.value(this->output);
     const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape.batch, [&](int s) {
+    for_each_sample(out.shape, [&](int s) {
       lerp_forward(a.sample(s), b.sample(s), t.sample(s)[0], out.sample(s), size);
     });
   }
@@ -168,7 +168,7 @@ struct LerpOp : Op<T> {
     const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1),
                       sink_t = grad_sink(tape, *this, 2);
     const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape.batch, [&](int s) {
+    for_each_sample(dout.shape, [&](int s) {
       lerp_backward(a.sample(s), b.sample(s), t.sample(s)[0], dout.sample(s),
                     sink_a.active() ? sink_a.begin_sample(s) : nullptr,
                     sink_b.active() ? sink_b.begin_sample(s) : nullptr,

@@ -36,7 +36,7 @@ struct HomogeneousProjectOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
     const auto out = tape.value(this->output);
-    for_each_sample(out.shape.batch, [&](int s) {
+    for_each_sample(out.shape, [&](int s) {
       homogeneous_project_forward<T>(x.view(s), a.view(s), out.matrix(s));
     });
   }
@@ -44,7 +44,7 @@ struct HomogeneousProjectOp : Op<T> {
     const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
     const auto du = tape.grad(this->output);
     const GradSink<T> sink_x = grad_sink(tape, *this, 0), sink_a = grad_sink(tape, *this, 1);
-    for_each_sample(du.shape.batch, [&](int s) {
+    for_each_sample(du.shape, [&](int s) {
       homogeneous_project_backward<T>(x.view(s), a.view(s), du.view(s),
                                       sink_x.active() ? sink_x.begin_sample(s) : nullptr,
                                       sink_a.active() ? sink_a.begin_sample(s) : nullptr);

@@ -45,7 +45,7 @@ struct MatmulOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
     const auto c = tape.value(this->output);
-    for_each_sample(c.shape.batch, [&](int s) {
+    for_each_sample(c.shape, [&](int s) {
       matmul_forward<T>(a.view(s), transpose_a, b.view(s), transpose_b, c.matrix(s));
     });
   }
@@ -53,7 +53,7 @@ struct MatmulOp : Op<T> {
     const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
     const auto dc = tape.grad(this->output);
     const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
-    for_each_sample(dc.shape.batch, [&](int s) {
+    for_each_sample(dc.shape, [&](int s) {
       T* da = sink_a.active() ? sink_a.begin_sample(s) : nullptr;
       T* db = sink_b.active() ? sink_b.begin_sample(s) : nullptr;
       matmul_backward<T>(a.view(s), transpose_a, b.view(s), transpose_b, dc.view(s), da, db);

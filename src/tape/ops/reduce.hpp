@@ -29,7 +29,7 @@ struct SumOp : Op<T> {
     const auto a = tape.value(this->inputs[0]);
     const std::size_t size = a.shape.sample_size();
     T* partial = this->scratch;
-    for_each_sample(a.shape.batch, [&](int s) { partial[s] = sum_forward(a.sample(s), size); });
+    for_each_sample(a.shape, [&](int s) { partial[s] = sum_forward(a.sample(s), size); });
     T total = T(0);
     for (int s = 0; s < a.shape.batch; ++s) total += partial[s];
     tape.value(this->output).data[0] = factor * total;
@@ -39,7 +39,7 @@ struct SumOp : Op<T> {
     const auto da = tape.grad(this->inputs[0]);
     const T scaled = factor * tape.grad(this->output).data[0];
     const std::size_t size = da.shape.sample_size();
-    for_each_sample(da.shape.batch, [&](int s) { sum_backward(scaled, da.sample(s), size); });
+    for_each_sample(da.shape, [&](int s) { sum_backward(scaled, da.sample(s), size); });
   }
 };
 

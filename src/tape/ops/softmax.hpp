@@ -36,7 +36,7 @@ template <class T>
 struct SoftmaxRowsOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto s = tape.value(this->inputs[0]), p = tape.value(this->output);
-    for_each_sample(p.shape.batch, [&](int b) {
+    for_each_sample(p.shape, [&](int b) {
       softmax_rows_forward(s.sample(b), p.sample(b), p.shape.rows, p.shape.cols);
     });
   }
@@ -44,7 +44,7 @@ struct SoftmaxRowsOp : Op<T> {
     if (!tape.needs_grad(this->inputs[0])) return;
     const auto p = tape.value(this->output), dp = tape.grad(this->output);
     const auto ds = tape.grad(this->inputs[0]);
-    for_each_sample(p.shape.batch, [&](int b) {
+    for_each_sample(p.shape, [&](int b) {
       softmax_rows_backward(p.sample(b), dp.sample(b), ds.sample(b), p.shape.rows, p.shape.cols);
     });
   }

@@ -18,14 +18,12 @@ template <class T>
 struct TransposeOp : Op<T> {
   void forward(Tape<T>& tape) override {
     const auto a = tape.value(this->inputs[0]), out = tape.value(this->output);
-    for_each_sample(out.shape.batch,
-                    [&](int s) { transpose_forward<T>(a.view(s), out.matrix(s)); });
+    for_each_sample(out.shape, [&](int s) { transpose_forward<T>(a.view(s), out.matrix(s)); });
   }
   void backward(Tape<T>& tape) override {
     if (!tape.needs_grad(this->inputs[0])) return;
     const auto da = tape.grad(this->inputs[0]), dout = tape.grad(this->output);
-    for_each_sample(dout.shape.batch,
-                    [&](int s) { transpose_backward<T>(dout.view(s), da.matrix(s)); });
+    for_each_sample(dout.shape, [&](int s) { transpose_backward<T>(dout.view(s), da.matrix(s)); });
   }
 };
 

@@ -1,0 +1,424 @@
+#!/usr/bin/python3
+"""Section 8 report: the table and the three figures of spec §5 from finished ufl runs.
+
+Usage:  /usr/bin/python3 scripts/section8_report.py RUNS_DIR OUT_DIR
+
+RUNS_DIR is searched recursively for run folders (a folder with metrics.json); runs are
+grouped by dataset kind, seeds are averaged. OUT_DIR receives table.md, table.csv and
+fig{1,2,3}_*.{png,svg}; the markdown table is also printed.
+
+Scaling: the layer outputs Y = M(X) X W_v, so it may trade scale between M and W_v.
+Figure 1 therefore draws w·M with w = trace(W_v)/d (metrics "value_scale"), the same
+scaling ufl uses for singular_value_errors, so M and M* are comparable on one colour scale.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+try:
+    import numpy as np
+    import matplotlib
+    matplotlib.use("Agg")  # no display needed; we only write files
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+except ImportError as e:  # the first python3 on PATH (pyenv, venv) often lacks them
+    sys.exit(f"section8_report.py needs numpy and matplotlib ({e}).\n"
+             f"Run it with /usr/bin/python3 (Debian's python3-numpy and python3-matplotlib; "
+             f"install them with: bash scripts/install_deps.sh).")
+
+KINDS = ["local", "global", "periodic", "lowrank"]  # the spec's order; others go last
+# The four operators of the emergence matrix: (column title, verdict name, score function).
+OPERATORS = [
+    ("convolution\nτ·ℓ", "convolution", lambda m: m["tau"] * m["ell"]),
+    ("attention\nι", "attention", lambda m: m["iota"]),
+    ("Fourier\nφ", "fourier", lambda m: m["phi"]),
+    ("SVD\nα", "svd", lambda m: m["alpha"]),
+]
+# Scores reported per dataset (layer), and which of them M* also has under metrics["optimal"].
+SCORES = ["eta", "eta_fix", "iota", "tau", "ell", "phi", "alpha", "effective_rank", "k99",
+          "orth_rel", "gamma", "routing_accuracy", "test_mse", "optimal_mse", "fixed_mse"]
+OPTIMAL_SCORES = ["iota", "tau", "ell", "phi", "alpha", "effective_rank", "k99",
+                  "routing_accuracy", "mse"]
+
+MBAR = r"$\bar{M}$"  # mathtext: the combining macron of "M̄" does not render in the fonts
+plt.rcParams.update({"font.size": 10, "axes.titlesize": 10.5, "figure.dpi": 100,
+                     "svg.fonttype": "none"})  # SVG text stays text (smaller, searchable)
+
+
+# ---------------------------------------------------------------- loading
+
+def find_runs(root):
+    """Every finished run folder under root. ufl renames a run into place only when it is
+    complete, so a folder holding metrics.json is whole; hidden folders are staging areas."""
+    runs = []
+    for d, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
+        if "metrics.json" in files and "config.json" in files:
+            runs.append(load_run(d))
+            subdirs[:] = []  # a run folder holds no further runs
+    return runs
+
+
+def load_run(d):
+    with open(os.path.join(d, "metrics.json")) as f:
+        metrics = json.load(f)
+    with open(os.path.join(d, "config.json")) as f:
+        config = json.load(f)
+    return {"dir": d, "metrics": metrics, "config": config,
+            "kind": metrics.get("dataset", config["dataset"]["kind"]),
+            "seed": config.get("seed", metrics.get("seed"))}
+
+
+def load_loss(d):
+    """loss.csv as float arrays; test_mse is NaN where it was not evaluated."""
+    cols = {}
+    with open(os.path.join(d, "loss.csv")) as f:
+        for row in csv.DictReader(f):
+            for k, v in row.items():
+                cols.setdefault(k, []).append(float(v) if v != "" else math.nan)
+    return {k: np.array(v) for k, v in cols.items()}
+
+
+def npy(run, name):
+    return np.load(os.path.join(run["dir"], name + ".npy"))
+
+
+def group_by_kind(runs):
+    groups = {}
+    for r in sorted(runs, key=lambda r: (r["seed"], r["dir"])):
+        groups.setdefault(r["kind"], []).append(r)
+    order = [k for k in KINDS if k in groups] + sorted(k for k in groups if k not in KINDS)
+    for k in order:  # averaging runs of different settings would be silently wrong
+        settings = {json.dumps({**r["config"], "seed": None, "name": None}, sort_keys=True)
+                    for r in groups[k]}
+        if len(settings) > 1:
+            print(f"warning: the {k} runs differ in more than the seed; they are averaged "
+                  f"anyway (use scripts/sweeps/plot_sweep.py for sweeps)", file=sys.stderr)
+    return [(k, groups[k]) for k in order]
+
+
+# ---------------------------------------------------------------- numbers
+
+def values(runs, key, optimal=False):
+    out = []
+    for r in runs:
+        m = r["metrics"]["optimal"] if optimal else r["metrics"]
+        v = m.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(float(v))
+    return np.array(out)
+
+
+def mean_std(x):
+    """Mean and sample standard deviation (ddof=1; 0 for a single run)."""
+    if len(x) == 0:
+        return math.nan, math.nan
+    return float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) > 1 else 0.0
+
+
+def decimals(x):
+    """Decimals for mean ± std: 3 significant digits of the mean (2 below 0.01), one more
+    if that is what it takes to show the first digit of the spread."""
+    m, s = mean_std(x)
+    if not math.isfinite(m) or m == 0:
+        return 3
+    r = float(f"{m:.3g}")  # magnitude after rounding: 0.99999 counts as 1.00
+    mag = math.floor(math.log10(abs(r)))
+    dec = (2 if abs(r) >= 0.01 else 1) - mag
+    if s > 0:
+        dec = max(dec, min(-math.floor(math.log10(s)), dec + 1))
+    return min(max(dec, 0), 6)
+
+
+def fmt(x, dec=None):
+    """'0.9982 ± 0.0002'; dec forces the decimals (to line the optimum up with the layer)."""
+    if len(x) == 0:
+        return "—"
+    m, s = mean_std(x)
+    if dec is None:
+        if np.all(x == np.round(x)) and s == 0:
+            return f"{m:.0f}"  # integer scores such as k99 that agree over seeds
+        dec = decimals(x)
+    return f"{m:.{dec}f}" if len(x) == 1 else f"{m:.{dec}f} ± {s:.{dec}f}"
+
+
+def fmt_pair(layer, best):
+    """The layer's and the optimum's value of one score, with the same decimals."""
+    dec = None if len(layer) == 0 or (np.all(layer == np.round(layer)) and
+                                      np.all(best == np.round(best))) else decimals(layer)
+    return fmt(layer, dec), fmt(best, dec)
+
+
+def counts(strings):
+    """'convolution 5/5' (or 'attention 4/5, unclassified 1/5')."""
+    n = len(strings)
+    return ", ".join(f"{v} {strings.count(v)}/{n}"
+                     for v in sorted(set(strings), key=lambda v: -strings.count(v)))
+
+
+# ---------------------------------------------------------------- table
+
+def write_tables(groups, out):
+    csv_rows, md_verdict, md_scores = [], [], []
+    for kind, runs in groups:
+        ms = [r["metrics"] for r in runs]
+        seeds = ",".join(str(r["seed"]) for r in runs)
+        verdicts = counts([m["verdict"] for m in ms])
+        emerged = sum(bool(m["emerged"]) for m in ms)
+        claimed = counts([m.get("claimed", "?") for m in ms]).rsplit(" ", 1)[0]
+        holds = sum(bool(m.get("claim_holds")) for m in ms)
+        row = {"dataset": kind, "seeds": seeds, "n_runs": len(runs), "verdict": verdicts,
+               "emerged": emerged, "claimed": claimed, "claim_holds": holds,
+               "claim_holds_all": holds == len(runs),
+               "optimal.verdict": counts([m["optimal"]["verdict"] for m in ms])}
+        for key in SCORES:
+            row[key + "_mean"], row[key + "_std"] = mean_std(values(runs, key))
+        for key in OPTIMAL_SCORES:
+            row[f"optimal.{key}_mean"], row[f"optimal.{key}_std"] = \
+                mean_std(values(runs, key, optimal=True))
+        csv_rows.append(row)
+
+        n = len(runs)
+        md_verdict.append([kind, claimed, verdicts, f"{emerged}/{n}",
+                           ("yes" if holds == n else "**no**") + f" ({holds}/{n})",
+                           *(fmt(values(runs, k)) for k in
+                             ["eta", "eta_fix", "test_mse", "optimal_mse", "fixed_mse"])])
+        pairs = [fmt_pair(values(runs, k), values(runs, k, optimal=True)) for k in
+                 ["iota", "tau", "ell", "phi", "alpha", "effective_rank", "k99"]]
+        route = fmt_pair(values(runs, "routing_accuracy"),
+                         values(runs, "routing_accuracy", optimal=True))
+        md_scores.append([kind, "layer", *(p[0] for p in pairs), fmt(values(runs, "orth_rel")),
+                          fmt(values(runs, "gamma")), route[0]])
+        md_scores.append(["", "M* (reference)", *(p[1] for p in pairs), "—", "—", route[1]])
+
+    with open(os.path.join(out, "table.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(csv_rows[0]))
+        w.writeheader()
+        w.writerows(csv_rows)
+
+    def md(header, rows):
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+    n_seeds = sorted({len(r) for _, r in groups})
+    text = "\n\n".join([
+        "### Section 8: which operator emerged",
+        f"Mean ± sample standard deviation over seeds ({'/'.join(map(str, n_seeds))} "
+        "runs per dataset). η = mse(M*)/mse(layer), η_fix = mse(M_fix)/mse(layer); "
+        "MSEs on the held-out test set.",
+        md(["dataset", "claimed", "verdict", "emerged", "claim holds", "η", "η_fix",
+            "test MSE", "optimal MSE", "fixed MSE"], md_verdict),
+        "Operator scores of M̄ (layer) and of the optimum M* (reference, from "
+        "`metrics.optimal`; for `global` M* is the per-sample pairing operator).",
+        md(["dataset", "", "ι", "τ", "ℓ", "φ", "α", "eff. rank", "k99", "orth_rel", "γ",
+            "routing acc."], md_scores),
+    ]) + "\n"
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+# ---------------------------------------------------------------- figure 1
+
+def heat(ax, a, vmax, title):
+    im = ax.imshow(a, cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+    ax.set_title(title)
+    ax.set_xlabel("position j")
+    ax.set_ylabel("position i")
+    return im
+
+
+def aligned(u, ref):
+    """Flip singular vectors (columns) to point like the reference: signs are arbitrary."""
+    return u * np.where(np.sum(u * ref, axis=0) < 0, -1.0, 1.0)
+
+
+def fig_operators(groups, out):
+    fig, axes = plt.subplots(len(groups), 4, figsize=(18, 4.3 * len(groups)),
+                             gridspec_kw={"width_ratios": [1, 1.23, 1.15, 1.15]},
+                             squeeze=False)
+    for row, (kind, runs) in zip(axes, groups):
+        run = runs[0]  # lowest seed
+        m = run["metrics"]
+        w = m.get("value_scale", 1.0)
+        if kind == "global":  # no fixed M* exists: compare one sample with its true pairing
+            mine, best = w * npy(run, "M")[0], npy(run, "M_optimal_samples")[0]
+            names = ("w·M(X₀), one test sample", "M*(X₀): its true pairing")
+        else:
+            mine, best = w * npy(run, "M_mean"), npy(run, "M_optimal")
+            names = (f"w·{MBAR} (mean over test set)", "M* (optimal estimator)")
+        vmax = max(np.abs(mine).max(), np.abs(best).max())
+        heat(row[0], mine, vmax, f"{kind}, seed {run['seed']}: {names[0]}\n"
+             f"verdict {m['verdict']}, η = {m['eta']:.3f}, w = {w:.2f}")
+        im = heat(row[1], best, vmax, f"{kind}: {names[1]}\n"
+                  f"verdict {m['optimal']['verdict']} (reference)")
+        fig.colorbar(im, ax=row[1], fraction=0.046, pad=0.04, label="entry value")
+
+        # Spectrum: log scale, zero singular values (rank-deficient M*) drawn at the floor.
+        ax = row[2]
+        sv = w * npy(run, "M_mean_singular_values")
+        sv_opt = npy(run, "M_optimal_singular_values")
+        curves = [(sv, f"w·{MBAR}", "C0", "-"), (sv_opt, "M*" + (" (mean)" if kind == "global" else ""),
+                                             "k", "--")]
+        if kind == "global":  # the per-sample operators are what attention should match
+            curves += [(w * np.linalg.svd(npy(run, "M")[0], compute_uv=False), "w·M(X₀)", "C1", "-"),
+                       (np.linalg.svd(best, compute_uv=False), "M*(X₀)", "C3", "--")]
+        floor = 1e-3 * max(c[0].max() for c in curves)
+        for s, label, color, ls in curves:
+            ax.semilogy(np.arange(1, len(s) + 1), np.maximum(s, floor), ls, color=color,
+                        marker="o", ms=3, label=label)
+        ax.set_ylim(floor * 0.8, None)
+        ax.set_title(f"{kind}: singular values (k99: {MBAR} {m['k99']}, M* {m['optimal']['k99']})")
+        ax.set_xlabel("index (values below 10⁻³·max drawn at the bottom)")
+        ax.set_ylabel("singular value")
+        ax.legend(fontsize=8.5, loc="center left")
+        ax.grid(alpha=0.3, which="both")
+
+        # Top singular vectors of M̄ (solid) and of M* (dashed, sign-aligned).
+        ax = row[3]
+        k = min(3, mine.shape[0])  # more curves than this become unreadable
+        u = npy(run, "M_mean_U")[:, :k]
+        u_opt = aligned(np.linalg.svd(npy(run, "M_optimal"))[0][:, :k], u)
+        cos = m.get("component_cosines", [math.nan] * k)
+        pos = np.arange(u.shape[0])
+        for j in range(k):
+            ax.plot(pos, u[:, j], "-", color=f"C{j}", lw=1.6,
+                    label=f"u{j + 1} (|cos| to M* {cos[j]:.2f})")
+            ax.plot(pos, u_opt[:, j], "--", color=f"C{j}", lw=1, alpha=0.7)
+        ax.set_title(f"{kind}: top {k} left singular vectors\nsolid {MBAR}, dashed M*"
+                     + (" (mean)" if kind == "global" else ""))
+        ax.set_xlabel("position")
+        ax.set_ylabel("component")
+        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+        ax.grid(alpha=0.3)
+    fig.suptitle("Figure 1: the learned operator beside the optimum, per dataset", fontsize=14)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    save(fig, out, "fig1_operators")
+
+
+# ---------------------------------------------------------------- figure 2
+
+def fig_emergence(groups, out):
+    nk = len(groups)
+    score = np.full((nk, len(OPERATORS)), np.nan)
+    fig, ax = plt.subplots(figsize=(11, 1.7 * nk + 2.2))
+    for i, (kind, runs) in enumerate(groups):
+        ms = [r["metrics"] for r in runs]
+        for j, (_, op, f) in enumerate(OPERATORS):
+            layer = np.array([f(m) for m in ms])
+            best = np.array([f(m["optimal"]) for m in ms])
+            score[i, j] = layer.mean()
+            text = "{}\nM*: {}".format(*fmt_pair(layer, best))
+            if op == "svd":  # α compares top-k subspaces; with k = n it is 1 for any M̄
+                ks, n = values(runs, "targets_k99"), runs[0]["config"]["dataset"]["n"]
+                text += f"\nk = {fmt(ks)} of n = {n}" + (" (trivial)" if ks.min() >= n else "")
+            won = sum(m["verdict"] == op for m in ms)
+            if won:  # the verdict picks one column per run, in the spec's order
+                text += f"\nverdict {won}/{len(ms)}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=9.5,
+                    fontweight="bold" if won else "normal",
+                    color="black" if layer.mean() > 0.55 else "white")  # viridis: dark→light
+            if op == ms[0].get("claimed"):  # inset, so neighbouring boxes do not merge
+                ax.add_patch(Rectangle((j - 0.47, i - 0.47), 0.94, 0.94, fill=False,
+                                       ec="red", lw=3))
+    im = ax.imshow(score, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    fig.colorbar(im, ax=ax, label=f"score of {MBAR} (mean over seeds)")
+    th = groups[0][1][0]["metrics"].get("thresholds", {})
+    passes = {"convolution": f"τ ≥ {th.get('tau_min', '?')}, ℓ ≥ {th.get('ell_min', '?')}",
+              "attention": f"ι ≥ {th.get('iota_min', '?')}, beats M_fix",
+              "fourier": f"φ ≥ {th.get('phi_min', '?')}",
+              "svd": f"α ≥ {th.get('alpha_min', '?')}, k < n"}
+    ax.set_xticks(range(len(OPERATORS)),
+                  [f"{c[0]}\n({passes[c[1]]})" for c in OPERATORS])
+    ax.set_yticks(range(nk), [f"{k}\n({len(r)} seeds)" for k, r in groups])
+    ax.xaxis.tick_top()
+    ax.set_xlabel("red box: the seed paper's claim for the dataset\nbold: the verdict "
+                  "(first test passed in the order attention, convolution, Fourier, SVD)")
+    ax.set_ylabel("dataset")
+    ax.set_title("Figure 2: emergence matrix (mean ± std over seeds; M*: the optimum's score)",
+                 pad=12)
+    fig.tight_layout()
+    save(fig, out, "fig2_emergence")
+
+
+# ---------------------------------------------------------------- figure 3
+
+def smooth(x, width):
+    """Running mean, so the noisy per-minibatch training MSE reads as a trend."""
+    if width <= 1 or len(x) < width:
+        return x
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return np.concatenate([c[1:width] / np.arange(1, width), (c[width:] - c[:-width]) / width])
+
+
+def fig_training(groups, out):
+    cols = 2 if len(groups) > 1 else 1
+    nrows = math.ceil(len(groups) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(7 * cols, 4.4 * nrows), squeeze=False)
+    for ax, (kind, runs) in zip(axes.flat, groups):
+        losses = [load_loss(r["dir"]) for r in runs]
+        n = min(len(l["step"]) for l in losses)  # runs of one kind share the step count
+        steps = losses[0]["step"][:n]
+        train = np.array([smooth(l["mse"][:n], max(1, n // 100)) for l in losses])
+        test = np.array([l["test_mse"][:n] for l in losses])
+        at = ~np.isnan(test).any(axis=0)
+        ax.plot(steps, train.mean(axis=0), color="C0", alpha=0.35, lw=1,
+                label="train MSE (minibatch, running mean)")
+        t = test[:, at]
+        ax.fill_between(steps[at], t.min(axis=0), t.max(axis=0), color="C1", alpha=0.25,
+                        label="test MSE, min–max over seeds")
+        ax.plot(steps[at], t.mean(axis=0), "o-", color="C1", ms=2.5, lw=1.8,
+                label=f"test MSE, mean of {len(runs)} seeds")
+        opt, fix = values(runs, "optimal_mse").mean(), values(runs, "fixed_mse").mean()
+        if np.isclose(opt, fix, rtol=1e-9):  # the Gaussian datasets: M_fix is M*
+            ax.axhline(opt, color="k", ls="--", lw=1.3, label=f"optimal = best fixed MSE {opt:.4f}")
+        else:
+            ax.axhline(opt, color="k", ls="--", lw=1.3, label=f"optimal MSE {opt:.4f}")
+            ax.axhline(fix, color="C3", ls=":", lw=1.6, label=f"best fixed operator MSE {fix:.4f}")
+        ax.set_yscale("log")
+        lo = min(opt, fix, np.nanmin(t)) * 0.8
+        ax.set_ylim(lo, max(np.nanmax(t[:, 0]), np.nanmax(train[:, n // 50:])) * 1.3)
+        ax.set_title(f"{kind}: final test MSE {fmt(values(runs, 'test_mse'))}, "
+                     f"η = {fmt(values(runs, 'eta'))}")
+        ax.set_xlabel("training step")
+        ax.set_ylabel("MSE (log)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8.5, loc="upper right")
+    for ax in axes.flat[len(groups):]:
+        ax.axis("off")
+    fig.suptitle("Figure 3: training curves against the optimal and best fixed operator",
+                 fontsize=13)
+    fig.tight_layout()
+    save(fig, out, "fig3_training")
+
+
+def save(fig, out, name):
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=150)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv):
+    if len(argv) != 3 or argv[1] in ("-h", "--help"):
+        sys.exit(__doc__.strip().split("\n\n")[1] if len(argv) != 3 else __doc__)
+    root, out = argv[1], argv[2]
+    runs = find_runs(root)
+    if not runs:
+        sys.exit(f"no finished runs (folders with metrics.json) under {root}")
+    os.makedirs(out, exist_ok=True)
+    groups = group_by_kind(runs)
+    text = write_tables(groups, out)
+    fig_operators(groups, out)
+    fig_emergence(groups, out)
+    fig_training(groups, out)
+    print(text)
+    print(f"{len(runs)} runs from {root}; wrote table.md, table.csv, "
+          f"fig1_operators, fig2_emergence, fig3_training (.png, .svg) to {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,53 @@
+#pragma once
+// The pieces behind generate() (spec §1), one group per dataset kind: how the kind draws one
+// clean sample and what its exact position covariance Γ is. Used by generate.cpp and the tests.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "config/config.hpp"
+#include "data/rng.hpp"
+#include "tensor/eigen.hpp"
+
+namespace ufl::data {
+
+// Draws one clean n×d sample, row-major (position i, channel c), into `clean` (n·d values).
+// Kinds with partners (global) also write the n partner positions into `partners`.
+using SignalDrawer = std::function<void(Rng& rng, double* clean, std::int32_t* partners)>;
+
+// Throws std::invalid_argument, naming the config key, when `spec` cannot be generated.
+// Parameters of other kinds than spec.kind are not checked: they are not used.
+void validate(const config::DatasetConfig& spec);
+
+// local: white noise filtered by a Gaussian bump, valid convolution (spec §1).
+// The taps h_t for t = -⌊w/2⌋..⌊w/2⌋ (index t + ⌊w/2⌋), with ‖h‖₂ = 1.
+std::vector<double> local_taps(int kernel_width);
+// Γ_ij = Σ_t h_t h_{t+(j-i)}: Toeplitz, unit diagonal, zero beyond lag 2⌊w/2⌋.
+Eigen::MatrixXd local_covariance(int n, int kernel_width);
+void draw_local_signal(int n, int d, const std::vector<double>& taps, Rng& rng, double* clean);
+
+// global: n/2 vectors from N(0, I_d), each at the two positions of a random pairing (spec §1).
+// Γ: 1 on the diagonal, 1/(n-1) elsewhere (the chance that two positions are partners).
+Eigen::MatrixXd global_covariance(int n);
+void draw_global_signal(int n, int d, Rng& rng, double* clean, std::int32_t* partners);
+
+// periodic: a sum of cosines and sines at `freqs` with random amplitudes (spec §1).
+// The amplitude variances v_f ∝ amplitude_decay^index, Σ v_f = 1, in the order of `freqs`.
+std::vector<double> periodic_variances(const std::vector<int>& freqs, double amplitude_decay);
+// Γ_ts = Σ_f v_f cos(2π f (t-s)/n): circulant, rank 2K for K distinct freqs in 1 ≤ f < n/2.
+Eigen::MatrixXd periodic_covariance(int n, const std::vector<int>& freqs, double amplitude_decay);
+void draw_periodic_signal(int n, int d, const std::vector<int>& freqs,
+                          const std::vector<double>& variances, Rng& rng, double* clean);
+
+// lowrank: C = Q diag(s) Z with one random orthonormal basis Q per seed (spec §1).
+// Q (n×rank) from the QR of a standard normal matrix drawn from `structure_rng`, diag(R) > 0.
+Eigen::MatrixXd lowrank_basis(int n, int rank, Rng& structure_rng);
+// s_j ∝ singular_value_decay^j, j = 0..rank-1, scaled so that Σ s_j² = n.
+Eigen::VectorXd lowrank_singular_values(int n, int rank, double singular_value_decay);
+// Γ = Q diag(s²) Qᵀ.
+Eigen::MatrixXd lowrank_covariance(const Eigen::MatrixXd& basis,
+                                   const Eigen::VectorXd& singular_values);
+void draw_lowrank_signal(int d, const Eigen::MatrixXd& basis,
+                         const Eigen::VectorXd& singular_values, Rng& rng, double* clean);
+
+}  // namespace ufl::data

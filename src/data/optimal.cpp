@@ -1,0 +1,105 @@
+// The reference estimators of spec §1: the Wiener operator M_fix, the optimal estimator M*, and
+// their mean squared errors on a sample set.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+#include "data/dataset.hpp"
+
+namespace ufl::data {
+namespace {
+
+using RowMajorFloatMap =
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+
+Eigen::MatrixXd noisy_sample(const SampleSet& set, int s) {
+  return RowMajorFloatMap(set.input(s), set.n, set.d).cast<double>();
+}
+
+const std::int32_t* partners_of(const SampleSet& set, int s) {
+  if (set.partners.size() != static_cast<size_t>(set.count) * set.n) {
+    throw std::invalid_argument("the optimal estimate of kind \"global\" needs the set's partners");
+  }
+  return set.partners.data() + static_cast<size_t>(s) * set.n;
+}
+
+// Mean over all elements of the set of (estimate − C)², summed in double, sample by sample, in
+// row-major order, so the result does not depend on threads or vectorisation.
+double mean_squared_error(const SampleSet& set,
+                          const std::function<Eigen::MatrixXd(int)>& estimate_of) {
+  if (set.count < 1 || set.n < 1 || set.d < 1) {
+    throw std::invalid_argument("mean squared error of an empty sample set");
+  }
+  double sum = 0.0;
+  for (int s = 0; s < set.count; ++s) {
+    const Eigen::MatrixXd estimate = estimate_of(s);
+    const float* target = set.target(s);
+    for (int position = 0; position < set.n; ++position) {
+      for (int channel = 0; channel < set.d; ++channel) {
+        const double error = estimate(position, channel) - target[position * set.d + channel];
+        sum += error * error;
+      }
+    }
+  }
+  return sum / (static_cast<double>(set.count) * set.n * set.d);
+}
+
+}  // namespace
+
+Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise) {
+  // Γ is symmetric positive semi-definite, so Γ = V Λ Vᵀ and Γ(Γ+σ²I)⁻¹ = V diag(λ/(λ+σ²)) Vᵀ
+  // (Γ and Γ+σ²I commute). This never forms an inverse, is exactly symmetric, and at σ = 0 gives
+  // the limit σ→0: the projector onto the range of Γ. Eigenvalues at rounding level (a
+  // rank-deficient Γ) are taken as 0, so they do not turn into spurious gains.
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(covariance);
+  const Eigen::VectorXd& eigenvalues = eigen.eigenvalues();
+  const double largest = eigenvalues.cwiseAbs().maxCoeff();
+  const double negligible =
+      largest * static_cast<double>(covariance.rows()) * std::numeric_limits<double>::epsilon();
+  const double noise_variance = noise * noise;
+  Eigen::VectorXd gains(eigenvalues.size());
+  for (Eigen::Index i = 0; i < eigenvalues.size(); ++i) {
+    const double eigenvalue = eigenvalues(i);
+    gains(i) = eigenvalue > negligible ? eigenvalue / (eigenvalue + noise_variance) : 0.0;
+  }
+  const Eigen::MatrixXd& eigenvectors = eigen.eigenvectors();
+  return eigenvectors * gains.asDiagonal() * eigenvectors.transpose();
+}
+
+Eigen::MatrixXd optimal_estimate(const Dataset& dataset, const SampleSet& set, int s) {
+  if (dataset.optimum_is_fixed) return dataset.fixed_operator * noisy_sample(set, s);
+  // global (spec §1): x_i and its partner's x_p are c + σe_i and c + σe_p with c ~ N(0, 1), so
+  // E[c | x_i, x_p] = (x_i + x_p)/(2 + σ²).
+  const Eigen::MatrixXd noisy = noisy_sample(set, s);
+  const std::int32_t* partners = partners_of(set, s);
+  const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
+  Eigen::MatrixXd estimate(set.n, set.d);
+  for (int position = 0; position < set.n; ++position) {
+    estimate.row(position) = shrinkage * (noisy.row(position) + noisy.row(partners[position]));
+  }
+  return estimate;
+}
+
+Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
+  if (dataset.optimum_is_fixed) return dataset.fixed_operator;
+  const std::int32_t* partners = partners_of(set, s);
+  const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
+  Eigen::MatrixXd optimum = Eigen::MatrixXd::Zero(set.n, set.n);
+  for (int position = 0; position < set.n; ++position) {
+    optimum(position, position) = shrinkage;
+    optimum(position, partners[position]) = shrinkage;
+  }
+  return optimum;
+}
+
+double optimal_mse(const Dataset& dataset, const SampleSet& set) {
+  return mean_squared_error(set, [&](int s) { return optimal_estimate(dataset, set, s); });
+}
+
+double fixed_mse(const Dataset& dataset, const SampleSet& set) {
+  return mean_squared_error(
+      set, [&](int s) { return Eigen::MatrixXd(dataset.fixed_operator * noisy_sample(set, s)); });
+}
+
+}  // namespace ufl::data

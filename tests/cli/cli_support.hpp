@@ -1,0 +1,64 @@
+#pragma once
+// Runs the built `ufl` binary as a user would, in a fresh temporary folder.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ufl::testing {
+
+struct CommandResult {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+inline CommandResult run_command(const std::string& command) {
+  CommandResult result{-1, ""};
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer;
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// `ufl ARGS`, run from the source folder so that configs/ resolves.
+inline CommandResult run_ufl(const std::string& arguments, const std::string& environment = "") {
+  return run_command("cd " UFL_SOURCE_DIR " && " + environment + " " UFL_BINARY " " + arguments);
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+struct TemporaryFolder {
+  std::filesystem::path path;
+  TemporaryFolder() {
+    path = std::filesystem::temp_directory_path() /
+           ("ufl-cli-test-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TemporaryFolder() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  static int& counter() {
+    static int value = 0;
+    return value;
+  }
+};
+
+// Small and fast settings for end-to-end runs.
+inline const std::string kSmallRun =
+    " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set dataset.test_size=64"
+    " --set train.steps=60 --set train.batch_size=16 --set train.eval_every=20 -q";
+
+}  // namespace ufl::testing

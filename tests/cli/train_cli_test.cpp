@@ -1,0 +1,182 @@
+// `ufl train`, `ufl generate` and `ufl analyze` end to end, as a user runs them.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace ufl::testing;
+namespace fs = std::filesystem;
+
+TEST_CASE("ufl train writes a complete run folder for every Section 8 config") {
+  TemporaryFolder folder;
+  for (const char* kind : {"local", "global", "periodic", "lowrank"}) {
+    CAPTURE(kind);
+    const std::string out = folder / kind;
+    const std::string small =
+        std::string(kind) == "periodic" ? kSmallRun + " --set dataset.freqs=[2,5]" : kSmallRun;
+    const CommandResult result =
+        run_ufl("train configs/section8/" + std::string(kind) + ".json --out " + out + small);
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    for (const char* file :
+         {"config.json", "U.npy", "Sigma.npy", "V.npy", "M.npy", "M_mean.npy", "params/A.npy",
+          "params/B.npy", "params/s.npy", "params/g.npy", "params/W_v.npy", "loss.csv",
+          "metrics.json", "manifest.json", "Omega.npy"})
+      CHECK_MESSAGE(fs::exists(fs::path(out) / file), file);
+    const auto metrics = nlohmann::json::parse(read_text(fs::path(out) / "metrics.json"));
+    for (const char* key :
+         {"test_mse", "optimal_mse", "fixed_mse", "eta", "eta_fix", "iota", "tau", "ell", "phi",
+          "alpha", "effective_rank", "k99", "orth_rel", "gamma", "verdict", "emerged", "optimal"})
+      CHECK_MESSAGE(metrics.contains(key), key);
+    CHECK(metrics.contains("routing_accuracy") == (std::string(kind) == "global"));
+    const auto manifest = nlohmann::json::parse(read_text(fs::path(out) / "manifest.json"));
+    CHECK(manifest["seed"] == 1);
+    CHECK(manifest["complete"] == true);
+    // The resolved config has every default filled in and reproduces the run.
+    const auto config = nlohmann::json::parse(read_text(fs::path(out) / "config.json"));
+    CHECK(config["train"]["lr"] == 0.01);
+    CHECK(config["dataset"]["n"] == 16);
+  }
+}
+
+TEST_CASE("numpy.load reads every .npy of a run with the documented shapes") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/local.json --out " + out + kSmallRun).exit_code == 0);
+  const std::string script =
+      "import numpy, glob, sys\n"
+      "d = sys.argv[1]\n"
+      "assert numpy.load(d + '/U.npy').shape == (8, 16, 16)\n"
+      "assert numpy.load(d + '/M.npy').shape == (8, 16, 16)\n"
+      "assert numpy.load(d + '/Sigma.npy').shape == (16,)\n"
+      "assert numpy.load(d + '/M_mean.npy').shape == (16, 16)\n"
+      "assert numpy.load(d + '/params/A.npy').shape == (4 + 16 + 1, 16)\n"
+      "assert numpy.load(d + '/params/A.npy').dtype == numpy.float32\n"
+      "assert (numpy.load(d + '/Sigma.npy') > 0).all()\n"
+      "files = glob.glob(d + '/**/*.npy', recursive=True)\n"
+      "assert len(files) > 15\n"
+      "for f in files: assert numpy.isfinite(numpy.load(f)).all(), f\n"
+      "print('numpy ok', len(files))\n";
+  std::ofstream(folder / "check.py") << script;
+  const CommandResult result = run_command("/usr/bin/python3 " + (folder / "check.py") + " " + out);
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK(result.output.find("numpy ok") != std::string::npos);
+}
+
+TEST_CASE("the same config and seed give bit-identical runs at 1 and 2 threads") {
+  TemporaryFolder folder;
+  REQUIRE(run_ufl("train configs/section8/global.json --out " + (folder / "one") + kSmallRun,
+                  "OMP_NUM_THREADS=1")
+              .exit_code == 0);
+  REQUIRE(run_ufl("train configs/section8/global.json --out " + (folder / "two") + kSmallRun,
+                  "OMP_NUM_THREADS=2")
+              .exit_code == 0);
+  for (const char* file : {"U.npy", "Sigma.npy", "V.npy", "M.npy", "M_mean.npy", "params/A.npy",
+                           "loss.csv", "metrics.json"})
+    CHECK_MESSAGE(read_text(folder / "one/" + file) == read_text(folder / "two/" + file), file);
+}
+
+TEST_CASE("--seed changes the run, and the saved config reproduces it") {
+  TemporaryFolder folder;
+  REQUIRE(
+      run_ufl("train configs/section8/lowrank.json --seed 3 --out " + (folder / "a") + kSmallRun)
+          .exit_code == 0);
+  REQUIRE(
+      run_ufl("train configs/section8/lowrank.json --seed 4 --out " + (folder / "b") + kSmallRun)
+          .exit_code == 0);
+  CHECK(read_text(folder / "a/U.npy") != read_text(folder / "b/U.npy"));
+  REQUIRE(run_ufl("train " + (folder / "a/config.json") + " -q --out " + (folder / "again"))
+              .exit_code == 0);
+  for (const char* file : {"U.npy", "Sigma.npy", "V.npy", "metrics.json"})
+    CHECK_MESSAGE(read_text(folder / "a/" + file) == read_text(folder / "again/" + file), file);
+}
+
+TEST_CASE("an existing run folder is kept unless --force") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  fs::create_directories(out);
+  std::ofstream(out + "/keep.txt") << "precious";
+  const CommandResult refused =
+      run_ufl("train configs/section8/local.json --out " + out + kSmallRun);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("already exists") != std::string::npos);
+  CHECK(read_text(out + "/keep.txt") == "precious");
+  CHECK(run_ufl("train configs/section8/local.json --force --out " + out + kSmallRun).exit_code ==
+        0);
+  CHECK_FALSE(fs::exists(out + "/keep.txt"));
+  CHECK(fs::exists(out + "/metrics.json"));
+}
+
+TEST_CASE("bad input gives one error line and exit code 2, and writes nothing") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  std::ofstream(folder / "typo.json") << R"({"dataset": {"kind": "local", "nosie": 0.5}})";
+  for (const std::string& arguments :
+       {"train " + (folder / "typo.json") + " --out " + out,
+        "train configs/section8/local.json --set dataset.n=1 --out " + out,
+        "train configs/section8/local.json --set train.lr=-1 --out " + out,
+        "train configs/section8/local.json --set no.such=1 --out " + out,
+        "train configs/section8/missing.json --out " + out, "train --out " + out,
+        "train configs/section8/local.json --threads 0 --out " + out}) {
+    CAPTURE(arguments);
+    const CommandResult result = run_ufl(arguments);
+    CHECK(result.exit_code == 2);
+    CHECK(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+    CHECK(result.output.rfind("ufl: error: ", 0) == 0);
+    CHECK_FALSE(fs::exists(out));
+  }
+  CHECK(run_ufl("train " + (folder / "typo.json")).output.find("did you mean 'dataset.noise'") !=
+        std::string::npos);
+}
+
+TEST_CASE("ufl generate writes a dataset that train --data reproduces exactly") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  const CommandResult generated = run_ufl("generate configs/section8/global.json --out " + data +
+                                          kSmallRun.substr(0, kSmallRun.find(" --set train")));
+  INFO(generated.output);
+  REQUIRE(generated.exit_code == 0);
+  for (const char* file :
+       {"train_inputs.npy", "train_targets.npy", "test_inputs.npy", "test_targets.npy",
+        "train_partners.npy", "test_partners.npy", "dataset.json"})
+    CHECK_MESSAGE(fs::exists(fs::path(data) / file), file);
+  REQUIRE(run_ufl("train configs/section8/global.json --data " + data + " --out " +
+                  (folder / "from_disk") + kSmallRun)
+              .exit_code == 0);
+  REQUIRE(run_ufl("train configs/section8/global.json --out " + (folder / "in_memory") + kSmallRun)
+              .exit_code == 0);
+  CHECK(read_text(folder / "from_disk/metrics.json") ==
+        read_text(folder / "in_memory/metrics.json"));
+  // A dataset generated with other parameters is refused.
+  const CommandResult mismatch =
+      run_ufl("train configs/section8/global.json --set dataset.noise=0.1 --data " + data +
+              " --out " + (folder / "bad") + kSmallRun);
+  CHECK(mismatch.exit_code == 2);
+  CHECK(mismatch.output.find("dataset.noise") != std::string::npos);
+}
+
+TEST_CASE("ufl analyze recomputes a saved run's metrics, with new thresholds") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/local.json --out " + run + kSmallRun).exit_code == 0);
+  const std::string original = read_text(run + "/metrics.json");
+  REQUIRE(run_ufl("analyze -q " + run).exit_code == 0);
+  CHECK(read_text(run + "/metrics.json") == original);
+  REQUIRE(run_ufl("analyze -q " + run + " --set analysis.eta_min=1.5").exit_code == 0);
+  const auto rescored = nlohmann::json::parse(read_text(run + "/metrics.json"));
+  CHECK(rescored["emerged"] == false);
+  CHECK(rescored["thresholds"]["eta_min"] == 1.5);
+  CHECK(run_ufl("analyze " + (folder / "nothing")).exit_code == 2);
+  CHECK(run_ufl("analyze " + run + " --set dataset.n=8").exit_code == 2);
+}
+
+TEST_CASE("--help explains every flag and --version names the build") {
+  const CommandResult help = run_ufl("train --help");
+  CHECK(help.exit_code == 0);
+  for (const char* flag : {"--out", "--set", "--seed", "--threads", "--force", "--quiet", "--data"})
+    CHECK_MESSAGE(help.output.find(flag) != std::string::npos, flag);
+  CHECK(run_ufl("--version").output.rfind("ufl ", 0) == 0);
+  CHECK(run_ufl("").exit_code == 2);
+}

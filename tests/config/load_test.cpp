@@ -1,0 +1,107 @@
+// The config loader: defaults of spec §2-3, --set overrides, and one clear error per bad input.
+#include "config/load.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ufl::config;
+
+namespace {
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_config(text, "test.json", overrides);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("an empty config gets every default of the spec") {
+  const Config config = parse_config("{}", "test.json");
+  CHECK(config.dataset.kind == "local");
+  CHECK(config.dataset.n == 32);
+  CHECK(config.dataset.d == 16);
+  CHECK(config.dataset.noise == 0.5);
+  CHECK(config.layer.rank == 32);
+  CHECK(config.train.steps == 6000);
+  CHECK(config.train.lr == 0.01);
+  CHECK(config.train.lr_final == 1e-4);
+  CHECK(config.train.ortho_weight == 0.01);
+  CHECK(config.analysis.tau_min == 0.9);
+}
+
+TEST_CASE("layer.rank follows dataset.n unless it is given") {
+  CHECK(parse_config(R"({"dataset": {"n": 48}})", "t").layer.rank == 48);
+  CHECK(parse_config(R"({"dataset": {"n": 48}, "layer": {"rank": 8}})", "t").layer.rank == 8);
+}
+
+TEST_CASE("--set overrides any value, reading JSON where it parses and a string otherwise") {
+  const Config config = parse_config(
+      R"({"dataset": {"kind": "periodic"}})", "t",
+      {"dataset.freqs=[3,7,11]", "dataset.noise=0.25", "name=sweep a", "seed=5", "train.steps=10"});
+  CHECK(config.dataset.freqs == std::vector<int>{3, 7, 11});
+  CHECK(config.dataset.noise == 0.25);
+  CHECK(config.name == "sweep a");
+  CHECK(config.seed == 5);
+  CHECK(config.train.steps == 10);
+}
+
+TEST_CASE("the resolved config round-trips and holds only its kind's dataset keys") {
+  const Config config = parse_config(R"({"dataset": {"kind": "lowrank", "rank": 3}})", "t");
+  const auto json = to_json(config);
+  CHECK(json["dataset"].contains("rank"));
+  CHECK_FALSE(json["dataset"].contains("kernel_width"));
+  CHECK_FALSE(json["dataset"].contains("freqs"));
+  const Config again = parse_config(json.dump(), "t");
+  CHECK(to_json(again) == json);
+}
+
+TEST_CASE("malformed JSON names the line and column") {
+  const std::string message = error_of("{\n  \"seed\": 1,\n  oops\n}");
+  CHECK(message.find("test.json: invalid JSON at line 3, column") != std::string::npos);
+}
+
+TEST_CASE("unknown keys are errors with the closest valid key suggested") {
+  CHECK(error_of(R"({"dataset": {"nosie": 0.1}})") ==
+        "test.json: unknown key 'dataset.nosie' (did you mean 'dataset.noise'?)");
+  CHECK(error_of(R"({"trian": {}})").find("did you mean 'train'") != std::string::npos);
+  CHECK(error_of("{}", {"train.step=5"}).find("did you mean 'train.steps'") != std::string::npos);
+}
+
+TEST_CASE("wrong types and out-of-range values each name the key") {
+  CHECK(error_of(R"({"dataset": {"n": "big"}})") ==
+        "test.json: dataset.n must be an integer, got \"big\"");
+  CHECK(error_of(R"({"dataset": {"n": 1}})") ==
+        "test.json: dataset.n must be an integer ≥ 2, got 1");
+  CHECK(error_of(R"({"dataset": {"d": 0}})").find("dataset.d must be an integer ≥ 1") !=
+        std::string::npos);
+  CHECK(error_of(R"({"dataset": {"noise": -0.1}})").find("dataset.noise must be a number ≥ 0") !=
+        std::string::npos);
+  CHECK(error_of(R"({"dataset": {"kind": "global", "n": 31}})").find("even") != std::string::npos);
+  CHECK(error_of(R"({"dataset": {"kind": "lowrank", "rank": 40}})")
+            .find("dataset.rank must be at most") != std::string::npos);
+  CHECK(error_of(R"({"dataset": {"kind": "periodic", "freqs": [2, 16]}})").find("1 ≤ f < n/2") !=
+        std::string::npos);
+  CHECK(error_of(R"({"dataset": {"kind": "periodic", "freqs": [2, 2]}})").find("distinct") !=
+        std::string::npos);
+  CHECK(error_of(R"({"layer": {"rank": 33}})").find("layer.rank must be at most") !=
+        std::string::npos);
+  CHECK(error_of(R"({"train": {"lr": 0}})").find("train.lr must be a number > 0") !=
+        std::string::npos);
+  CHECK(error_of(R"({"train": {"steps": 0}})").find("train.steps must be an integer ≥ 1") !=
+        std::string::npos);
+  CHECK(error_of(R"({"dataset": {"kind": "fourier"}})").find("dataset.kind must be one of") !=
+        std::string::npos);
+  CHECK(error_of(R"({"name": "a/b"})").find("name must be") != std::string::npos);
+}
+
+TEST_CASE("a key of another dataset kind is an error, not ignored") {
+  CHECK(
+      error_of(R"({"dataset": {"kind": "periodic", "kernel_width": 5}})") ==
+      "test.json: dataset.kernel_width belongs to dataset kind 'local', not 'periodic'; remove it");
+}
+
+TEST_CASE("bad --set assignments say what to write") {
+  CHECK(error_of("{}", {"dataset.noise"}).find("expected key.path=value") != std::string::npos);
+  CHECK(error_of("{}", {"dataset.n=abc"}) == "--set: dataset.n must be an integer, got \"abc\"");
+}
