@@ -364,7 +364,7 @@ def fig_training(groups, out):
         train = np.array([smooth(l["mse"][:n], max(1, n // 100)) for l in losses])
         test = np.array([l["test_mse"][:n] for l in losses])
         at = ~np.isnan(test).any(axis=0)
-        ax.plot(steps, train.mean(axis=0), color="C0", alpha=0.35, lw=1,
+        ax.plot(steps, train.mean(axis=0), color="C0", alpha=0.55, lw=0.9,
                 label="train MSE (minibatch, running mean)")
         t = test[:, at]
         ax.fill_between(steps[at], t.min(axis=0), t.max(axis=0), color="C1", alpha=0.25,
