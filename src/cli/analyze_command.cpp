@@ -7,6 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
+#include "io/atomic_file.hpp"
 #include "results/run_writer.hpp"
 
 namespace ufl::cli {
@@ -14,20 +15,32 @@ namespace ufl::cli {
 int run_analyze(const AnalyzeArguments& arguments) {
   return report_errors([&] {
     const std::filesystem::path run = arguments.run_dir;
-    if (!std::filesystem::is_regular_file(run / "config.json"))
-      throw BadInput(run.string() + " is not a run folder (no config.json); pass a folder written by 'ufl train'");
+    if (!std::filesystem::is_regular_file(run / "config.json") ||
+        !std::filesystem::is_regular_file(run / "manifest.json"))
+      throw BadInput(run.string() +
+                     " is not a run folder (no config.json or manifest.json); pass a folder "
+                     "written by 'ufl train'");
     for (const std::string& assignment : arguments.overrides)
       if (assignment.rfind("analysis.", 0) != 0)
-        throw BadInput("--set " + assignment +
-                       ": analyze can only change analysis.* thresholds; retrain to change anything else");
+        throw BadInput(
+            "--set " + assignment +
+            ": analyze can only change analysis.* thresholds; retrain to change anything else");
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
-    const data::Dataset dataset = arguments.data_dir.empty()
-                                      ? data::generate(config.dataset, config.seed)
-                                      : data::load_dataset(arguments.data_dir, config.dataset, config.seed);
+    const data::Dataset dataset =
+        arguments.data_dir.empty()
+            ? data::generate(config.dataset, config.seed)
+            : data::load_dataset(arguments.data_dir, config.dataset, config.seed);
     model::Parameters<float> params(
         model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
     results::read_parameters(run, params);
-    const analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
+    analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
+    // Training status comes from the manifest, as `ufl train` wrote it.
+    const auto manifest =
+        nlohmann::json::parse(io::read_file(run / "manifest.json"), nullptr, false);
+    if (manifest.is_object()) {
+      analysis.metrics["complete"] = manifest.value("status", std::string()) == "complete";
+      analysis.metrics["steps_done"] = manifest.value("steps_done", config.train.steps);
+    }
     results::write_analysis(run, analysis);
     results::write_json(run / "config.json", config::to_json(config));
     const auto& metrics = analysis.metrics;

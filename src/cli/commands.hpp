@@ -6,7 +6,7 @@
 namespace ufl::cli {
 
 struct TrainArguments {
-  std::string config_path, out, data_dir;
+  std::string config_path, out, data_dir, resume;
   std::vector<std::string> overrides;  // --set key.path=value, then --seed
   bool force = false, quiet = false;
   int threads = 0;

@@ -25,7 +25,7 @@ int report_errors(const std::function<int()>& command) {
     return fail(error, kBadInput);
   } catch (const std::invalid_argument& error) {
     return fail(error, kBadInput);
-  } catch (const train::DivergenceError& error) {
+  } catch (const train::Diverged& error) {
     return fail(error, kDiverged);
   } catch (const io::IoError& error) {
     return fail(error, kFailure);

@@ -15,9 +15,9 @@ int run_generate(const GenerateArguments& arguments) {
   return report_errors([&] {
     const config::Config config = config::load_config(arguments.config_path, arguments.overrides);
     const std::filesystem::path out =
-        arguments.out.empty()
-            ? std::filesystem::path("datasets") / (config.name + "-seed" + std::to_string(config.seed))
-            : std::filesystem::path(arguments.out);
+        arguments.out.empty() ? std::filesystem::path("datasets") /
+                                    (config.name + "-seed" + std::to_string(config.seed))
+                              : std::filesystem::path(arguments.out);
     std::unique_ptr<io::RunFolder> folder;
     try {
       folder = std::make_unique<io::RunFolder>(out, arguments.force);

@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
       "train",
       "Train one layer from a JSON config and write a run folder (factors, operator, "
       "metrics, loss curve).");
-  train_command
-      ->add_option("CONFIG", train.config_path, "JSON config, e.g. configs/section8/local.json")
-      ->required();
+  train_command->add_option(
+      "CONFIG", train.config_path,
+      "JSON config, e.g. configs/section8/local.json (not needed with --resume)");
   train_command->add_option(
       "--out,-o", train.out,
       "Run folder to write (default results/<name>); it appears only when complete");
@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
   train_command->add_option(
       "--data", train.data_dir,
       "Train on a dataset folder written by 'ufl generate' instead of generating in memory");
+  train_command->add_option(
+      "--resume", train.resume,
+      "Continue an interrupted run (Ctrl-C/SIGTERM saved a checkpoint) in its folder; "
+      "the result is bit-identical to an uninterrupted run");
   train_command->add_flag("--force,-f", train.force, "Replace an existing run folder");
   train_command->add_flag("--quiet,-q", train.quiet, "Only warnings and errors, no progress");
   train_command->footer(known_keys_text());

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <optional>
 
 #include "analysis/measure.hpp"
 #include "cli/commands.hpp"
@@ -14,17 +15,30 @@
 #include "cli/exit_codes.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
+#include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/run_folder.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
+#include "train/checkpoint.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::cli {
 namespace {
 
+namespace fs = std::filesystem;
+using nlohmann::json;
+
 std::atomic<bool> stop_requested{false};
-extern "C" void request_stop(int) { stop_requested.store(true); }
+
+// First SIGINT/SIGTERM: stop at the next step boundary and save a checkpoint. A second one
+// ends the process at once.
+extern "C" void request_stop(int signal_number) {
+  if (stop_requested.exchange(true)) {
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+  }
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -33,7 +47,7 @@ std::string utc_now() {
   return text;
 }
 
-std::unique_ptr<io::RunFolder> open_run_folder(const std::filesystem::path& path, bool force) {
+std::unique_ptr<io::RunFolder> open_run_folder(const fs::path& path, bool force) {
   try {
     return std::make_unique<io::RunFolder>(path, force);
   } catch (const io::IoError& error) {
@@ -41,29 +55,102 @@ std::unique_ptr<io::RunFolder> open_run_folder(const std::filesystem::path& path
   }
 }
 
+// What --resume needs from an interrupted run folder.
+struct ResumePoint {
+  config::Config config;
+  std::string data_dir;
+  train::TrainingState state;
+};
+
+ResumePoint read_resume_point(const fs::path& run, const TrainArguments& arguments) {
+  const fs::path manifest_path = run / "manifest.json", checkpoint = run / "checkpoint.bin";
+  if (!fs::is_regular_file(manifest_path))
+    throw BadInput(
+        run.string() +
+        " is not a run folder (no manifest.json); --resume takes the folder of an interrupted run");
+  const json manifest = json::parse(io::read_file(manifest_path), nullptr, false);
+  const std::string status =
+      manifest.is_object() ? manifest.value("status", std::string("?")) : "?";
+  if (status != "interrupted" || !fs::is_regular_file(checkpoint))
+    throw BadInput(run.string() + " is " + status +
+                   ", not an interrupted run with a checkpoint; nothing to resume");
+  ResumePoint point;
+  point.config = config::load_config(run / "config.json");
+  if (!arguments.config_path.empty()) {
+    const config::Config given = config::load_config(arguments.config_path, arguments.overrides);
+    if (config::to_json(given) != config::to_json(point.config))
+      throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
+                     (run / "config.json").string() +
+                     "; resume with the same settings, or give only --resume");
+  } else if (!arguments.overrides.empty()) {
+    throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
+                   run.string());
+  }
+  point.data_dir = manifest.value("data_dir", std::string());
+  point.state = train::read_checkpoint(checkpoint);
+  return point;
+}
+
+json manifest_json(const config::Config& config, const train::TrainResult& training,
+                   double wall_seconds, const TrainArguments& arguments,
+                   const std::string& data_dir) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  json manifest = {{"ufl_version", kVersion},
+                   {"git_commit", kGitCommit},
+                   {"status", train::status_name(training.status)},
+                   {"complete", training.status == train::TrainStatus::kComplete},
+                   {"seed", config.seed},
+                   {"threads", omp_get_max_threads()},
+                   {"steps_done", training.steps_done},
+                   {"steps", config.train.steps},
+                   {"train_seconds", training.seconds},
+                   {"wall_seconds", wall_seconds},
+                   {"steps_per_second", training.steps_per_second},
+                   {"finished_at", utc_now()},
+                   {"host", host},
+                   {"command", arguments.command_line},
+                   {"data_dir", data_dir}};
+  if (!training.message.empty()) manifest["error"] = training.message;
+  return manifest;
+}
+
 }  // namespace
 
 int run_train(const TrainArguments& arguments) {
   return report_errors([&] {
     const auto wall_start = std::chrono::steady_clock::now();
-    const config::Config config = config::load_config(arguments.config_path, arguments.overrides);
-    const std::filesystem::path out =
-        arguments.out.empty() ? std::filesystem::path("results") / config.name
-                              : std::filesystem::path(arguments.out);
-    auto folder = open_run_folder(out, arguments.force);
+    std::optional<ResumePoint> resume;
+    config::Config config;
+    fs::path out;
+    std::string data_dir = arguments.data_dir;
+    if (!arguments.resume.empty()) {
+      resume = read_resume_point(arguments.resume, arguments);
+      config = resume->config;
+      out = arguments.resume;
+      if (data_dir.empty()) data_dir = resume->data_dir;
+    } else {
+      if (arguments.config_path.empty())
+        throw BadInput("ufl train needs a CONFIG file (or --resume RUN_DIR)");
+      config = config::load_config(arguments.config_path, arguments.overrides);
+      out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
+    }
+    // Resuming replaces the interrupted folder with the finished one.
+    auto folder = open_run_folder(out, arguments.force || resume.has_value());
 
-    const data::Dataset dataset = arguments.data_dir.empty()
+    const data::Dataset dataset = data_dir.empty()
                                       ? data::generate(config.dataset, config.seed)
-                                      : data::load_dataset(arguments.data_dir, config.dataset, config.seed);
+                                      : data::load_dataset(data_dir, config.dataset, config.seed);
     model::Parameters<float> params(
         model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
     model::initialize(params, config.layer.content_init_scale, config.seed);
 
     const int threads = omp_get_max_threads();
-    spdlog::info("train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}", config.name,
-                 config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
-                 config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s",
-                 out.string());
+    spdlog::info(
+        "train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}", config.name,
+        config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
+        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
+        resume ? " (resuming after step " + std::to_string(resume->state.steps_done) + ")" : "");
 
     stop_requested.store(false);
     std::signal(SIGINT, request_stop);
@@ -71,45 +158,48 @@ int run_train(const TrainArguments& arguments) {
     train::TrainOptions options;
     options.quiet = arguments.quiet;
     options.stop_requested = &stop_requested;
+    if (resume) options.resume_from = &resume->state;
     const train::TrainResult training = train::train_layer(config, dataset, params, options);
-    if (training.interrupted) {
-      spdlog::warn("interrupted at step {}; no run folder written", training.steps_done);
-      return int(kInterrupted);
+
+    const fs::path& staging = folder->staging();
+    results::write_json(staging / "config.json", config::to_json(config));
+    results::write_loss_curve(staging, training.curve);
+    auto finish = [&] {
+      const double wall_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      results::write_json(staging / "manifest.json",
+                          manifest_json(config, training, wall_seconds, arguments, data_dir));
+      folder->commit();
+      return wall_seconds;
+    };
+    if (training.status == train::TrainStatus::kDiverged) {
+      finish();
+      throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
     }
 
-    const analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
-    const auto& staging = folder->staging();
-    results::write_json(staging / "config.json", config::to_json(config));
+    analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
+    analysis.metrics["complete"] = training.status == train::TrainStatus::kComplete;
+    analysis.metrics["steps_done"] = training.steps_done;
     results::write_parameters(staging, params);
-    results::write_loss_curve(staging, training.curve);
     results::write_analysis(staging, analysis);
-    const double wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    char host[256] = "unknown";
-    gethostname(host, sizeof host - 1);
-    results::write_json(staging / "manifest.json",
-                        {{"ufl_version", kVersion},
-                         {"git_commit", kGitCommit},
-                         {"seed", config.seed},
-                         {"threads", threads},
-                         {"steps", training.steps_done},
-                         {"train_seconds", training.seconds},
-                         {"wall_seconds", wall_seconds},
-                         {"steps_per_second", training.steps_per_second},
-                         {"finished_at", utc_now()},
-                         {"host", host},
-                         {"command", arguments.command_line},
-                         {"data", arguments.data_dir.empty() ? "generated in memory" : arguments.data_dir},
-                         {"complete", true}});
-    folder->commit();
+    if (training.status == train::TrainStatus::kInterrupted) {
+      train::write_checkpoint(staging / "checkpoint.bin", training.state);
+      finish();
+      spdlog::warn("interrupted after step {}/{}; checkpoint and metrics so far in {}",
+                   training.steps_done, config.train.steps, out.string());
+      spdlog::warn("continue with: ufl train --resume {}", out.string());
+      return int(kInterrupted);
+    }
+    const double wall_seconds = finish();
 
     const auto& metrics = analysis.metrics;
-    spdlog::info("done in {:.1f}s: test_mse {:.5f} (optimum {:.5f}, best fixed {:.5f}), η {:.4f}, η_fix {:.4f}",
-                 wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
-                 metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
-    if (metrics.contains("verdict"))
-      spdlog::info("verdict: {} (emerged: {}, claimed: {})", metrics.value("verdict", std::string()),
-                   metrics.value("emerged", false), metrics.value("claimed", std::string()));
+    spdlog::info(
+        "done in {:.1f}s: test_mse {:.5f} (optimum {:.5f}, best fixed {:.5f}), η {:.4f}, η_fix "
+        "{:.4f}",
+        wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
+        metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
+    spdlog::info("verdict: {} (emerged: {}, claimed: {})", metrics.value("verdict", std::string()),
+                 metrics.value("emerged", false), metrics.value("claimed", std::string()));
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

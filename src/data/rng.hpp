@@ -26,6 +26,13 @@ enum class Stream : std::uint64_t {
   kMonteCarlo = 6,
 };
 
+// Everything a stream needs to continue where it stopped (checkpoints).
+struct RngState {
+  std::uint64_t words[4];
+  double spare_normal;
+  bool has_spare;
+};
+
 class Rng {
  public:
   Rng(std::uint64_t seed, Stream stream) {
@@ -72,6 +79,15 @@ class Rng {
     spare_ = radius * std::sin(angle);
     has_spare_ = true;
     return radius * std::cos(angle);
+  }
+
+  RngState state() const {
+    return RngState{{state_[0], state_[1], state_[2], state_[3]}, spare_, has_spare_};
+  }
+  void restore(const RngState& saved) {
+    for (int k = 0; k < 4; ++k) state_[k] = saved.words[k];
+    spare_ = saved.spare_normal;
+    has_spare_ = saved.has_spare;
   }
 
   // Fisher-Yates shuffle of [first, last).

@@ -63,8 +63,9 @@ void Evaluator::for_each_sample(const data::SampleSet& set,
   for (int first = 0; first < set.count; first += chunk_) {
     const int count = run_chunk(set, first);
     for (int s = 0; s < count; ++s)
-      visit(SampleOutputs{first + s, tape_.value(graph_.U).sample(s), tape_.value(graph_.V).sample(s),
-                          tape_.value(graph_.M).sample(s), tape_.value(graph_.Y).sample(s)});
+      visit(SampleOutputs{first + s, tape_.value(graph_.U).sample(s),
+                          tape_.value(graph_.V).sample(s), tape_.value(graph_.M).sample(s),
+                          tape_.value(graph_.Y).sample(s)});
   }
 }
 

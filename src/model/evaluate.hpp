@@ -25,7 +25,8 @@ class Evaluator {
   // Mean over all elements of (Y − C)².
   double mse(const data::SampleSet& set);
   // Calls `visit` for every sample in order, after computing its outputs.
-  void for_each_sample(const data::SampleSet& set, const std::function<void(const SampleOutputs&)>& visit);
+  void for_each_sample(const data::SampleSet& set,
+                       const std::function<void(const SampleOutputs&)>& visit);
 
  private:
   int run_chunk(const data::SampleSet& set, int first);

@@ -69,6 +69,11 @@ CollectedTable collect_runs(const std::vector<std::filesystem::path>& paths) {
       scalars.erase("thresholds");
       flatten(scalars, "", row);
       const json manifest = json::parse(io::read_file(folder / "manifest.json"));
+      if (manifest.value("status", std::string("complete")) != "complete") {
+        table.skipped.push_back(folder.string() + ": " + manifest.value("status", std::string()) +
+                                " run");
+        continue;
+      }
       row["wall_seconds"] = manifest.value("wall_seconds", json()).dump();
       row["steps_per_second"] = manifest.value("steps_per_second", json()).dump();
     } catch (const std::exception& error) {

@@ -37,7 +37,8 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
   }
 }
 
-void write_loss_curve(const std::filesystem::path& folder, const std::vector<train::LossPoint>& curve) {
+void write_loss_curve(const std::filesystem::path& folder,
+                      const std::vector<train::LossPoint>& curve) {
   std::ostringstream csv;
   csv << "step,lr,loss,mse,orthogonality,test_mse\n";
   char line[256];

@@ -18,7 +18,8 @@ void write_parameters(const std::filesystem::path& folder, const model::Paramete
 void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params);
 
 // loss.csv: step,lr,loss,mse,orthogonality,test_mse (test_mse empty between evaluations).
-void write_loss_curve(const std::filesystem::path& folder, const std::vector<train::LossPoint>& curve);
+void write_loss_curve(const std::filesystem::path& folder,
+                      const std::vector<train::LossPoint>& curve);
 
 // metrics.json and one .npy per analysis array.
 void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis);

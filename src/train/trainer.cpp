@@ -5,12 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <numeric>
 
-#include "data/rng.hpp"
+#include "model/evaluate.hpp"
 #include "model/layer.hpp"
 #include "train/adam.hpp"
-#include "model/evaluate.hpp"
+#include "train/minibatch_sampler.hpp"
 #include "train/schedule.hpp"
 
 namespace ufl::train {
@@ -18,52 +17,42 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Minibatches: the training set is reshuffled every epoch, and batches are read off the shuffled
-// order (crossing into the next epoch when needed), so every batch is a uniform draw and every
-// sample is seen equally often.
-class MinibatchSampler {
- public:
-  MinibatchSampler(int train_size, std::uint64_t seed)
-      : rng_(seed, data::Stream::kMinibatches), order_(train_size) {
-    reshuffle();
-  }
-  int next() {
-    if (position_ == order_.size()) reshuffle();
-    return order_[position_++];
-  }
-
- private:
-  void reshuffle() {
-    std::iota(order_.begin(), order_.end(), 0);
-    rng_.shuffle(order_.begin(), order_.end());
-    position_ = 0;
-  }
-  data::Rng rng_;
-  std::vector<int> order_;
-  std::size_t position_ = 0;
-};
-
-void check_finite_parameters(const model::Parameters<float>& params, int step) {
+// The name of the first parameter tensor holding a NaN or Inf, or "" if all are finite.
+std::string non_finite_parameter(const model::Parameters<float>& params) {
   for (const model::ParameterSlice& slice : params.slices)
     for (std::size_t e = 0; e < slice.size(); ++e)
-      if (!std::isfinite(params.values[slice.offset + e])) {
-        DivergenceError error("training diverged at step " + std::to_string(step) + ": parameter " +
-                              slice.name + " became " +
-                              std::to_string(params.values[slice.offset + e]) +
-                              "; lower train.lr");
-        error.step = step;
-        throw error;
-      }
+      if (!std::isfinite(params.values[slice.offset + e])) return slice.name;
+  return "";
 }
 
 std::string format_duration(double seconds) {
   char text[32];
-  if (seconds < 60) std::snprintf(text, sizeof text, "%.1fs", seconds);
-  else std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
+  if (seconds < 60)
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  else
+    std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
   return text;
 }
 
+double latest_test_mse(const std::vector<LossPoint>& curve) {
+  for (auto it = curve.rbegin(); it != curve.rend(); ++it)
+    if (!std::isnan(it->test_mse)) return it->test_mse;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace
+
+const char* status_name(TrainStatus status) {
+  switch (status) {
+    case TrainStatus::kComplete:
+      return "complete";
+    case TrainStatus::kInterrupted:
+      return "interrupted";
+    case TrainStatus::kDiverged:
+      return "diverged";
+  }
+  return "unknown";
+}
 
 TrainResult train_layer(const config::Config& config, const data::Dataset& dataset,
                         model::Parameters<float>& params, const TrainOptions& options) {
@@ -76,63 +65,99 @@ TrainResult train_layer(const config::Config& config, const data::Dataset& datas
   Adam adam(params.values.size());
   MinibatchSampler sampler(dataset.train.count, config.seed);
 
-  const data::SampleSet& train_set = dataset.train;
-  const std::size_t sample_bytes = static_cast<std::size_t>(train_set.n) * train_set.d * sizeof(float);
-  float* inputs = tape.value(graph.x).data;
-  float* targets = tape.value(graph.target).data;
-
   TrainResult result;
+  double seconds_before = 0;
+  if (const TrainingState* resume = options.resume_from) {
+    if (resume->params.size() != params.values.size() ||
+        resume->sampler_order.size() != std::size_t(dataset.train.count))
+      throw std::invalid_argument(
+          "the checkpoint does not match this config (parameter or dataset sizes differ)");
+    params.values = resume->params;
+    adam.first_moment = resume->first_moment;
+    adam.second_moment = resume->second_moment;
+    adam.step_count = resume->adam_steps;
+    sampler.restore(resume->sampler_rng, resume->sampler_order, resume->sampler_position);
+    result.curve = resume->curve;
+    result.steps_done = resume->steps_done;
+    seconds_before = resume->train_seconds;
+  }
   result.curve.reserve(settings.steps);
+
+  const data::SampleSet& train_set = dataset.train;
+  const std::size_t sample_bytes =
+      static_cast<std::size_t>(train_set.n) * train_set.d * sizeof(float);
+  char* inputs = reinterpret_cast<char*>(tape.value(graph.x).data);
+  char* targets = reinterpret_cast<char*>(tape.value(graph.target).data);
+
   const auto start = Clock::now();
   auto last_report = start;
-  for (int step = 1; step <= settings.steps; ++step) {
+  const int first_step = result.steps_done + 1;
+  for (int step = first_step; step <= settings.steps; ++step) {
     if (options.stop_requested != nullptr && options.stop_requested->load()) {
-      result.interrupted = true;
+      result.status = TrainStatus::kInterrupted;
       break;
     }
     for (int s = 0; s < batch; ++s) {
       const int index = sampler.next();
-      std::memcpy(reinterpret_cast<char*>(inputs) + s * sample_bytes, train_set.input(index), sample_bytes);
-      std::memcpy(reinterpret_cast<char*>(targets) + s * sample_bytes, train_set.target(index), sample_bytes);
+      std::memcpy(inputs + s * sample_bytes, train_set.input(index), sample_bytes);
+      std::memcpy(targets + s * sample_bytes, train_set.target(index), sample_bytes);
     }
     tape.forward();
-    LossPoint point{step, cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
+    LossPoint point{step,
+                    cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
                     tape.value(graph.loss).data[0], tape.value(graph.mse).data[0],
                     tape.value(graph.orthogonality).data[0]};
     if (!std::isfinite(point.loss)) {
-      DivergenceError error("training diverged at step " + std::to_string(step) + ": the loss became " +
-                            std::to_string(point.loss) + "; lower train.lr");
-      error.step = step;
-      throw error;
+      result.status = TrainStatus::kDiverged;
+      result.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
+                       std::to_string(point.loss) + "; lower train.lr";
+      result.curve.push_back(point);
+      break;
     }
     tape.backward(graph.loss);
     adam.step(params.values.data(), params.grads.data(), point.learning_rate);
-    check_finite_parameters(params, step);
-
+    if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
+      result.status = TrainStatus::kDiverged;
+      result.message = "training diverged at step " + std::to_string(step) + ": parameter " +
+                       tensor + " holds NaN or Inf after the update; lower train.lr";
+      result.curve.push_back(point);
+      break;
+    }
     const bool last = step == settings.steps;
     if (step % settings.eval_every == 0 || last) point.test_mse = evaluator.mse(dataset.test);
     result.curve.push_back(point);
     result.steps_done = step;
+    if (options.after_step) options.after_step(step);
 
     const auto now = Clock::now();
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    if (!options.quiet && (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
+    if (!options.quiet &&
+        (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
       last_report = now;
-      const double rate = step / elapsed;
-      double recent_test = std::numeric_limits<double>::quiet_NaN();
-      for (auto it = result.curve.rbegin(); it != result.curve.rend(); ++it)
-        if (!std::isnan(it->test_mse)) {
-          recent_test = it->test_mse;
-          break;
-        }
-      spdlog::info("step {:>6}/{}  loss {:.5f}  test_mse {:.5f}  lr {:.2e}  {:.0f} steps/s  left {}", step,
-                   settings.steps, point.loss, recent_test, point.learning_rate, rate,
-                   format_duration((settings.steps - step) / rate));
+      const double rate =
+          (step - first_step + 1) / std::chrono::duration<double>(now - start).count();
+      spdlog::info(
+          "step {:>6}/{}  loss {:.5f}  test_mse {:.5f}  lr {:.2e}  {:.0f} steps/s  left {}", step,
+          settings.steps, point.loss, latest_test_mse(result.curve), point.learning_rate, rate,
+          format_duration((settings.steps - step) / rate));
     }
   }
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  result.steps_per_second = result.steps_done / std::max(result.seconds, 1e-9);
-  result.final_test_mse = evaluator.mse(dataset.test);
+  const double seconds_now = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = seconds_before + seconds_now;
+  result.steps_per_second = (result.steps_done - first_step + 1) / std::max(seconds_now, 1e-9);
+  if (result.status != TrainStatus::kDiverged) result.final_test_mse = evaluator.mse(dataset.test);
+  if (result.status == TrainStatus::kInterrupted) {
+    TrainingState& state = result.state;
+    state.steps_done = result.steps_done;
+    state.params = params.values;
+    state.first_moment = adam.first_moment;
+    state.second_moment = adam.second_moment;
+    state.adam_steps = adam.step_count;
+    state.sampler_rng = sampler.rng_state();
+    state.sampler_order = sampler.order();
+    state.sampler_position = sampler.position();
+    state.curve = result.curve;
+    state.train_seconds = result.seconds;
+  }
   return result;
 }
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+#SBATCH --job-name=ufl-sweep
+#SBATCH --cpus-per-task=1
+#SBATCH --mem=2G
+#SBATCH --time=00:20:00
+#SBATCH --output=slurm-%A_%a.out
+# Slurm job-array template: one ufl run per array task, the grid of scripts/sweep.sh.
+#
+# How to use (on the login node, in the repository, on a file system the nodes share):
+#   1. build once:   cmake -S . -B build && cmake --build build -j
+#      (build on the nodes' CPU type, or configure with -DUFL_NATIVE=OFF)
+#   2. submit:       scripts/sweeps/slurm_array.sh OUT_DIR CONFIG... -- AXIS...
+#      e.g. the noise × dataset grid of noise_by_dataset.sh:
+#        scripts/sweeps/slurm_array.sh results/sweeps/noise configs/section8/*.json \
+#            -- --set dataset.noise=0.25,0.5,1.0 --seed 1,2
+#      This lists the grid with sweep.sh (SWEEP_LIST_ONLY=1): OUT_DIR/commands.txt, one
+#      shell line per run, and OUT_DIR/pending.txt, those not complete yet; it submits
+#      pending.txt as `sbatch --array=0-(N-1)` of this same script, one line per task.
+#      Extra sbatch flags: SBATCH_ARGS="--partition=short --account=me"; at most
+#      ARRAY_LIMIT (default 50) tasks run at once.
+#   3. collect when all tasks are done (or rerun step 2: complete runs are skipped, so
+#      only failed or missing ones are submitted again):
+#        build/ufl collect OUT_DIR --out OUT_DIR/runs.csv
+#        /usr/bin/python3 scripts/sweeps/plot_sweep.py OUT_DIR/runs.csv OUT_DIR/sweep
+#   Per-run logs: OUT_DIR/logs/<run>.log; Slurm's own: slurm-<job>_<task>.out.
+#
+# Each line of commands.txt skips itself if its run folder exists (folders appear only
+# when complete), so a task that is requeued or resubmitted does no duplicate work.
+set -euo pipefail
+
+if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
+  # Task mode: Slurm runs a copy of this script, so only absolute paths from the list count.
+  list=${1:?task mode needs the commands file as its argument}
+  line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" "$list")
+  [ -n "$line" ] || { echo "no line $((SLURM_ARRAY_TASK_ID + 1)) in $list" >&2; exit 1; }
+  echo "task $SLURM_ARRAY_TASK_ID on $(hostname): $line"
+  exec bash -c "$line"
+fi
+
+# Submit mode: write the grid, then submit only the runs that are not complete yet.
+[ $# -ge 2 ] || { sed -n '9,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(realpath -m "$1")
+SWEEP_LIST_ONLY=1 "$root/scripts/sweep.sh" "$@"
+# A snapshot of the runs not complete yet: a later resubmission rewrites pending.txt, and
+# tasks still queued from this one must keep reading the lines they were numbered by.
+todo=$(mktemp "$out/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
+cp "$out/pending.txt" "$todo"
+n=$(wc -l < "$todo")
+[ "$n" -gt 0 ] || { echo "all runs complete; collect with: $root/build/ufl collect $out --out $out/runs.csv"; exit 0; }
+# shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
+sbatch ${SBATCH_ARGS:-} --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo"
+echo "submitted $n tasks; when done: $root/build/ufl collect $out --out $out/runs.csv"

@@ -1,0 +1,117 @@
+// Checkpoints: an interrupted and resumed run ends bit-identical to one never interrupted, and
+// a damaged checkpoint file is refused with a clear error.
+#include "train/checkpoint.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "config/load.hpp"
+#include "io/io_error.hpp"
+#include "model/initialize.hpp"
+#include "train/trainer.hpp"
+
+using namespace ufl;
+
+namespace {
+
+config::Config small_config(const std::string& kind) {
+  return config::parse_config(R"({"dataset": {"kind": ")" + kind +
+                                  R"(", "n": 12, "d": 3, "train_size": 100, "test_size": 40},
+                                  "train": {"steps": 90, "batch_size": 8, "eval_every": 25}})",
+                              "checkpoint test");
+}
+
+train::TrainResult run(const config::Config& config, const data::Dataset& dataset,
+                       model::Parameters<float>& params, int stop_after,
+                       const train::TrainingState* resume) {
+  std::atomic<bool> stop{false};
+  train::TrainOptions options;
+  options.quiet = true;
+  options.stop_requested = &stop;
+  options.resume_from = resume;
+  options.after_step = [&](int step) {
+    if (step == stop_after) stop = true;
+  };
+  return train::train_layer(config, dataset, params, options);
+}
+
+}  // namespace
+
+TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an uninterrupted run") {
+  for (const char* kind : {"lowrank", "global"}) {
+    const config::Config config = small_config(kind);
+    const data::Dataset dataset = data::generate(config.dataset, config.seed);
+    const model::LayerShape shape{12, 3, config.layer.rank};
+    model::Parameters<float> straight(shape);
+    model::initialize(straight, 1.0, config.seed);
+    const train::TrainResult reference = run(config, dataset, straight, -1, nullptr);
+    REQUIRE(reference.status == train::TrainStatus::kComplete);
+
+    for (int stop_after : {1, 13, 25, 89}) {  // 13 crosses an epoch boundary (100/8 batches)
+      CAPTURE(kind);
+      CAPTURE(stop_after);
+      model::Parameters<float> params(shape);
+      model::initialize(params, 1.0, config.seed);
+      const train::TrainResult first = run(config, dataset, params, stop_after, nullptr);
+      REQUIRE(first.status == train::TrainStatus::kInterrupted);
+      CHECK(first.steps_done == stop_after);
+      // Through the file format, as the CLI does.
+      const train::TrainingState saved =
+          train::decode_checkpoint(train::encode_checkpoint(first.state), "memory");
+      model::Parameters<float> resumed(
+          shape);  // fresh parameters: everything comes from the checkpoint
+      const train::TrainResult second = run(config, dataset, resumed, -1, &saved);
+      REQUIRE(second.status == train::TrainStatus::kComplete);
+      CHECK(std::memcmp(resumed.values.data(), straight.values.data(),
+                        straight.values.size() * sizeof(float)) == 0);
+      CHECK(second.final_test_mse == reference.final_test_mse);
+      REQUIRE(second.curve.size() == reference.curve.size());
+      for (std::size_t k = 0; k < reference.curve.size(); ++k) {
+        CHECK(second.curve[k].loss == reference.curve[k].loss);
+        CHECK(std::isnan(second.curve[k].test_mse) == std::isnan(reference.curve[k].test_mse));
+      }
+    }
+  }
+}
+
+TEST_CASE("a damaged checkpoint is refused with an error naming the file") {
+  const config::Config config = small_config("local");
+  const data::Dataset dataset = data::generate(config.dataset, config.seed);
+  model::Parameters<float> params(model::LayerShape{12, 3, config.layer.rank});
+  model::initialize(params, 1.0, config.seed);
+  const std::string bytes = encode_checkpoint(run(config, dataset, params, 5, nullptr).state);
+  auto refused = [](const std::string& damaged) {
+    try {
+      train::decode_checkpoint(damaged, "run/checkpoint.bin");
+    } catch (const io::IoError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused(bytes) == "accepted");
+  CHECK(refused("").find("run/checkpoint.bin: corrupt checkpoint (not a ufl checkpoint)") == 0);
+  CHECK(refused(bytes.substr(0, bytes.size() / 2)).find("truncated") != std::string::npos);
+  CHECK(refused(bytes + "x").find("truncated or padded") != std::string::npos);
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  CHECK(refused(flipped).find("checksum mismatch") != std::string::npos);
+  std::string other_version = bytes;
+  other_version[8] = 7;
+  CHECK(refused(other_version).find("format version 7") != std::string::npos);
+  for (std::size_t cut = 0; cut < bytes.size(); cut += 97)
+    CHECK(refused(bytes.substr(0, cut)) != "accepted");
+}
+
+TEST_CASE("a NaN stops training with the step and the tensor named") {
+  config::Config config = small_config("local");
+  config.train.lr = 1e30;  // the first update overflows the parameters
+  const data::Dataset dataset = data::generate(config.dataset, config.seed);
+  model::Parameters<float> params(model::LayerShape{12, 3, config.layer.rank});
+  model::initialize(params, 1.0, config.seed);
+  const train::TrainResult result = run(config, dataset, params, -1, nullptr);
+  CHECK(result.status == train::TrainStatus::kDiverged);
+  CHECK(result.message.find("training diverged at step") == 0);
+  CHECK(result.message.find("lower train.lr") != std::string::npos);
+  CHECK_FALSE(result.curve.empty());
+}
