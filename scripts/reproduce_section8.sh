@@ -10,8 +10,8 @@
 #   table.md, table.csv    mean ± std per dataset  fig1_operators, fig2_emergence,
 #   logs/                  one log per run          fig3_training (.png and .svg)
 #
-# Run folders appear only when complete, so existing ones are skipped: rerunning after an
-# interruption continues where it stopped (delete a run folder to redo it).
+# Complete runs are skipped and interrupted ones resumed (ufl train --continue): rerunning after
+# an interruption continues where it stopped (delete a run folder to redo it).
 #
 # Env:
 #   JOBS=N            parallel runs (default: nproc); each run uses one thread
@@ -53,9 +53,10 @@ for kind in local global periodic lowrank; do
   for seed in ${SEEDS:-1 2 3 4 5}; do
     total=$((total + 1))
     run=$results/runs/$kind-s$seed
-    [ -d "$run" ] && continue  # complete: folders appear only when the run has finished
+    # complete runs are skipped; an interrupted one (Ctrl-C) is resumed by --continue
+    grep -qs '"status": "complete"' "$run/manifest.json" && continue
     # UFL_EXTRA_ARGS is split on spaces on purpose (several flags in one variable).
-    printf 'OMP_NUM_THREADS=1 %q train %q --seed %q --out %q --threads 1 --quiet %s > %q 2>&1\n' \
+    printf 'OMP_NUM_THREADS=1 %q train %q --seed %q --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
       "$ufl" "$root/configs/section8/$kind.json" "$seed" "$run" "${UFL_EXTRA_ARGS:-}" \
       "$results/logs/$kind-s$seed.log" >> "$list"
   done

@@ -14,9 +14,9 @@
 # Every run gets OUT_DIR/<config>__<key>=<value>...__seed=<n> (key = last part of the path,
 # e.g. local__noise=0.25__seed=1). A --set with a single value is a fixed setting: passed to
 # every run but not in the names; it is recorded in OUT_DIR/fixed_settings.txt, and a rerun
-# with other fixed settings is refused. A run folder appears only when the run is complete,
-# so existing folders are skipped: rerunning an interrupted sweep (or the same sweep with
-# more values or seeds) continues it. Edited config files are not detected: use a new
+# with other fixed settings is refused. Complete runs are skipped and interrupted ones resumed
+# (ufl train --continue): rerunning an interrupted sweep (or the same sweep with more values or
+# seeds) continues it. Edited config files are not detected: use a new
 # OUT_DIR. Logs: OUT_DIR/logs/<run>.log; the grid: OUT_DIR/commands.txt.
 #
 # Env: JOBS (parallel runs, default nproc; each run uses one thread), UFL_BIN (the ufl
@@ -107,8 +107,9 @@ if [ -f "$out/fixed_settings.txt" ] && [ "$(cat "$out/fixed_settings.txt")" != "
 fi
 printf '%s' "$fixed" > "$out/fixed_settings.txt"
 
-# One self-contained shell line per run (absolute paths, skips itself if the folder
-# exists), so the same list serves xargs here and a Slurm array elsewhere.
+# One self-contained shell line per run (absolute paths; `ufl train --continue` skips a complete
+# run and resumes an interrupted one), so the same list serves xargs here and a Slurm array.
+complete() { grep -qs '"status": "complete"' "$1/manifest.json"; }
 list=$out/commands.txt pending=$out/pending.txt  # all runs / those not complete yet
 : > "$list"
 : > "$pending"
@@ -120,10 +121,10 @@ for cfg in "${configs[@]}"; do
     run=$base${names[i]}
     [ -z "${seen[$run]:-}" ] || { echo "sweep.sh: two runs would be named $run" >&2; exit 2; }
     seen[$run]=1 runs+=("$run")
-    line=$(printf '[ -d %q ] || OMP_NUM_THREADS=1 %q train %q --out %q --threads 1 --quiet%s > %q 2>&1' \
-      "$out/$run" "$ufl" "$cfg" "$out/$run" "$fixed${args[i]}" "$out/logs/$run.log")
+    line=$(printf 'OMP_NUM_THREADS=1 %q train %q --out %q --continue --threads 1 --quiet%s >> %q 2>&1' \
+      "$ufl" "$cfg" "$out/$run" "$fixed${args[i]}" "$out/logs/$run.log")
     printf '%s\n' "$line" >> "$list"
-    [ -d "$out/$run" ] || { todo=$((todo + 1)); printf '%s\n' "$line" >> "$pending"; }
+    complete "$out/$run" || { todo=$((todo + 1)); printf '%s\n' "$line" >> "$pending"; }
   done
 done
 total=${#runs[@]}
@@ -136,7 +137,7 @@ start=$SECONDS
 xargs -r -d '\n' -n 1 -P "$jobs" bash -c < "$pending" || true
 failed=0
 for run in "${runs[@]}"; do
-  [ -d "$out/$run" ] || { failed=$((failed + 1)); echo "failed: $run (see $out/logs/$run.log)" >&2; }
+  complete "$out/$run" || { failed=$((failed + 1)); echo "failed: $run (see $out/logs/$run.log)" >&2; }
 done
 echo "sweep: ran $todo runs in $((SECONDS - start)) s with $jobs parallel jobs; $failed failed"
 

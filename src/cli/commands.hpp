@@ -9,6 +9,7 @@ struct TrainArguments {
   std::string config_path, out, data_dir, resume;
   std::vector<std::string> overrides;  // --set key.path=value, then --seed
   bool force = false, quiet = false;
+  bool continue_run = false;  // --continue: skip a complete run, resume an interrupted one
   int threads = 0;
   std::string command_line;
 };

@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
       "--resume", train.resume,
       "Continue an interrupted run (Ctrl-C/SIGTERM saved a checkpoint) in its folder; "
       "the result is bit-identical to an uninterrupted run");
+  train_command->add_flag(
+      "--continue", train.continue_run,
+      "For sweeps: do nothing if the run folder is complete, resume it if it was "
+      "interrupted, train it if it does not exist");
   train_command->add_flag("--force,-f", train.force, "Replace an existing run folder");
   train_command->add_flag("--quiet,-q", train.quiet, "Only warnings and errors, no progress");
   train_command->footer(known_keys_text());

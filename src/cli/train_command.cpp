@@ -55,6 +55,13 @@ std::unique_ptr<io::RunFolder> open_run_folder(const fs::path& path, bool force)
   }
 }
 
+// "complete", "interrupted" or "diverged" from a run folder's manifest; "" when there is none.
+std::string run_status(const fs::path& run) {
+  if (!fs::is_regular_file(run / "manifest.json")) return "";
+  const json manifest = json::parse(io::read_file(run / "manifest.json"), nullptr, false);
+  return manifest.is_object() ? manifest.value("status", std::string()) : "";
+}
+
 // What --resume needs from an interrupted run folder.
 struct ResumePoint {
   config::Config config;
@@ -124,10 +131,27 @@ int run_train(const TrainArguments& arguments) {
     config::Config config;
     fs::path out;
     std::string data_dir = arguments.data_dir;
-    if (!arguments.resume.empty()) {
-      resume = read_resume_point(arguments.resume, arguments);
+    std::string resume_dir = arguments.resume;
+    if (arguments.continue_run && resume_dir.empty()) {
+      if (arguments.config_path.empty()) throw BadInput("--continue needs a CONFIG file");
+      config = config::load_config(arguments.config_path, arguments.overrides);
+      out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
+      const std::string status = run_status(out);
+      if (!status.empty() &&
+          config::to_json(config) != config::to_json(config::load_config(out / "config.json")))
+        throw BadInput(out.string() + " holds a run with other settings; choose another --out");
+      if (status == "complete") {
+        spdlog::info("{} is complete; nothing to do", out.string());
+        return int(kSuccess);
+      }
+      if (status == "diverged")
+        throw train::Diverged(out.string() + " diverged before; see its manifest.json");
+      if (status == "interrupted") resume_dir = out.string();
+    }
+    if (!resume_dir.empty()) {
+      resume = read_resume_point(resume_dir, arguments);
       config = resume->config;
-      out = arguments.resume;
+      out = resume_dir;
       if (data_dir.empty()) data_dir = resume->data_dir;
     } else {
       if (arguments.config_path.empty())

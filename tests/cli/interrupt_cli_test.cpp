@@ -82,3 +82,24 @@ TEST_CASE("a diverging learning rate stops with exit 3 and a run folder that say
   CHECK(fs::exists(run + "/loss.csv"));
   CHECK_FALSE(fs::exists(run + "/metrics.json"));
 }
+
+TEST_CASE("--continue skips a complete run and refuses a folder with other settings") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/local.json --out " + run + kSmallRun).exit_code == 0);
+  const std::string before = read_text(run + "/manifest.json");
+  const CommandResult again =
+      run_ufl("train configs/section8/local.json --continue --out " + run + kSmallRun);
+  CHECK(again.exit_code == 0);
+  CHECK(read_text(run + "/manifest.json") == before);  // not retrained
+  const CommandResult other =
+      run_ufl("train configs/section8/local.json --continue --set dataset.noise=0.1 --out " + run +
+              kSmallRun);
+  CHECK(other.exit_code == 2);
+  CHECK(other.output.find("other settings") != std::string::npos);
+  // A folder that does not exist yet is simply trained.
+  CHECK(
+      run_ufl("train configs/section8/local.json --continue --out " + (folder / "new") + kSmallRun)
+          .exit_code == 0);
+  CHECK(fs::exists(folder / "new/metrics.json"));
+}
