@@ -72,6 +72,10 @@ echo "trained $todo runs in $((SECONDS - start)) s"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/section8_report.py" "$results/runs" "$results"
+# The README shows the table and figures of the default results folder only.
+if [ "$results" = "$root/results/section8" ]; then
+  "$python" "$root/scripts/update_readme_results.py" "$results"
+fi
 
 echo
 echo "runs:    $results/runs/<kind>-s<seed>/"

@@ -2,15 +2,22 @@
 // A reverse-mode tape over batched tensors. The graph is recorded once per run (the layer's
 // forward as a list of ops), then plan() allocates one arena for every activation, gradient
 // and op scratch buffer; each training step only runs forward() and backward() over it, so no
-// memory is allocated per step. Each op has a forward and a backward kernel side by side in
-// tape/ops/, parallel over the batch; gradients of shared operands are summed over samples in a
-// fixed order, so results are bit-identical at any thread count.
-#include <cstring>
+// memory is allocated per step.
+//
+// The batch is the unit of parallel work: forward() and backward() each run every sample's ops
+// on one thread, in one parallel loop over the batch. Ops on shared tensors only (the prelude,
+// e.g. Σ = softplus(s)) run once before that loop; batch reductions (the loss) are finished
+// after it (the epilogue). Gradients of shared operands are written per sample into scratch and
+// summed over the samples in the fixed order 0..B−1, so results are bit-identical at any thread
+// count. Each op has forward and backward kernels side by side in tape/ops/.
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tape/parallel.hpp"
 #include "tensor/tensor.hpp"
 
 namespace ufl {
@@ -20,21 +27,49 @@ struct Var {
   bool valid() const { return id >= 0; }
 };
 
+// Where an op's backward writes sample b's gradient for one input: the input's own gradient
+// when it is per-sample, or a per-sample slice of scratch when the input is shared by the batch
+// (then finish() sums the slices in sample order).
+template <class T>
+struct GradSink {
+  T* grad = nullptr;     // nullptr when the input needs no gradient
+  T* scratch = nullptr;  // per-sample slices for a shared input
+  std::size_t sample_size = 0;
+  int batch = 1;
+
+  bool active() const { return grad != nullptr; }
+  T* begin_sample(int b) const {
+    if (grad == nullptr) return nullptr;
+    if (scratch == nullptr)
+      return grad + (batch == 1 ? 0 : static_cast<std::size_t>(b) * sample_size);
+    T* slot = scratch + static_cast<std::size_t>(b) * sample_size;
+    std::fill(slot, slot + sample_size, T(0));
+    return slot;
+  }
+  void finish() const {
+    if (scratch != nullptr) sum_over_batch(scratch, batch, sample_size, grad);
+  }
+};
+
 template <class T>
 class Tape;
 
 template <class T>
 struct Op {
   virtual ~Op() = default;
-  // Elements of scratch memory the op needs (planned with everything else).
-  virtual std::size_t scratch_elements(const Tape<T>&) const { return 0; }
-  virtual void forward(Tape<T>& tape) = 0;
-  // Adds this op's contribution to the gradients of its inputs that need one.
-  virtual void backward(Tape<T>& tape) = 0;
+  // Scratch the op needs for itself (the tape adds the per-sample gradient slices).
+  virtual std::size_t extra_scratch_elements(const Tape<T>&) const { return 0; }
+  // Sample b's forward (b = 0 for an op whose inputs are all shared).
+  virtual void forward_sample(Tape<T>& tape, int b) = 0;
+  // Sample b's contribution to the gradients of its inputs, through sinks[i].begin_sample(b).
+  virtual void backward_sample(Tape<T>& tape, int b) = 0;
+  // After every sample's forward: combine per-sample partial results (batch reductions).
+  virtual void finish_forward(Tape<T>&) {}
 
   std::vector<Var> inputs;
   Var output;
-  T* scratch = nullptr;
+  T* scratch = nullptr;            // the op's own scratch
+  std::vector<GradSink<T>> sinks;  // one per input, set by plan()
 };
 
 template <class T>
@@ -45,7 +80,7 @@ class Tape {
   Var input(Shape shape, std::string name, bool requires_grad = false) {
     return add_node(shape, requires_grad, std::move(name), nullptr, nullptr);
   }
-  // A value shared by all samples that never needs a gradient; fill it after plan().
+  // A value that never needs a gradient; fill it after plan().
   Var constant(Shape shape, std::string name) {
     return add_node(shape, false, std::move(name), nullptr, nullptr);
   }
@@ -65,8 +100,10 @@ class Tape {
     return out;
   }
 
-  // Allocates all activations, gradients and scratch in one arena. Call once, after recording.
+  // Allocates all activations, gradients and scratch in one arena and sorts the ops into
+  // prelude, per-sample and epilogue. Call once, after recording.
   void plan() {
+    classify_ops();
     std::size_t total = 0;
     auto reserve = [&total](std::size_t elements) {
       const std::size_t offset = total;
@@ -74,18 +111,20 @@ class Tape {
       return offset;
     };
     std::vector<std::size_t> value_offset(nodes_.size()), grad_offset(nodes_.size());
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
       if (!nodes_[i].external_value) value_offset[i] = reserve(nodes_[i].shape.size());
-    }
-    gradients_begin_ = total;
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
       if (nodes_[i].needs_grad && !nodes_[i].external_grad)
         grad_offset[i] = reserve(nodes_[i].shape.size());
-    }
-    gradients_end_ = total;
     std::vector<std::size_t> scratch_offset(ops_.size());
-    for (std::size_t k = 0; k < ops_.size(); ++k)
-      scratch_offset[k] = reserve(ops_[k]->scratch_elements(*this));
+    std::vector<std::vector<std::size_t>> sink_offset(ops_.size());
+    for (std::size_t k = 0; k < ops_.size(); ++k) {
+      Op<T>& op = *ops_[k];
+      scratch_offset[k] = reserve(op.extra_scratch_elements(*this));
+      for (Var in : op.inputs)
+        sink_offset[k].push_back(
+            summed_over_batch(in, op) ? reserve(batch_ * shape(in).sample_size()) : 0);
+    }
     arena_.assign(total + 16, T(0));
     T* base = aligned_base();
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -93,13 +132,41 @@ class Tape {
       if (!node.external_value) node.value = base + value_offset[i];
       if (node.needs_grad && !node.external_grad) node.grad = base + grad_offset[i];
     }
-    for (std::size_t k = 0; k < ops_.size(); ++k) ops_[k]->scratch = base + scratch_offset[k];
+    for (std::size_t k = 0; k < ops_.size(); ++k) {
+      Op<T>& op = *ops_[k];
+      op.scratch = base + scratch_offset[k];
+      op.sinks.clear();
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const Node& in = nodes_[op.inputs[i].id];
+        GradSink<T> sink;
+        if (in.needs_grad) {
+          sink.grad = in.grad;
+          sink.sample_size = in.shape.sample_size();
+          sink.batch = in.shape.batch;
+          if (summed_over_batch(op.inputs[i], op)) {
+            sink.scratch = base + sink_offset[k][i];
+            sink.batch = batch_;
+          }
+        }
+        op.sinks.push_back(sink);
+      }
+    }
+    for (const Node& node : nodes_)
+      (node.shape.batch > 1 && node.needs_grad ? per_sample_grads_ : shared_grads_)
+          .push_back(GradBuffer{node.grad, node.shape.sample_size(), node.shape.size()});
     planned_ = true;
   }
 
   void forward() {
     require_planned();
-    for (auto& op : ops_) op->forward(*this);
+    for (Op<T>* op : prelude_) op->forward_sample(*this, 0);
+    if (!sample_ops_.empty()) {
+      for_each_sample(batch_, [&](int b) {
+        for (Op<T>* op : sample_ops_) op->forward_sample(*this, b);
+      });
+      for (Op<T>* op : sample_ops_) op->finish_forward(*this);
+    }
+    for (Op<T>* op : epilogue_) op->forward_sample(*this, 0);
   }
 
   // Gradients of the scalar `loss` with respect to every node that needs one.
@@ -107,14 +174,29 @@ class Tape {
     require_planned();
     const Node& loss_node = nodes_.at(loss.id);
     if (loss_node.shape.size() != 1) throw std::logic_error("backward() needs a scalar loss");
-    T* base = aligned_base();
-    std::fill(base + gradients_begin_, base + gradients_end_, T(0));
-    for (Node& node : nodes_)
-      if (node.external_grad) std::fill(node.grad, node.grad + node.shape.size(), T(0));
+    for (const GradBuffer& buffer : shared_grads_)
+      if (buffer.data != nullptr) std::fill(buffer.data, buffer.data + buffer.size, T(0));
     if (!loss_node.needs_grad) return;
     loss_node.grad[0] = T(1);
-    for (auto it = ops_.rbegin(); it != ops_.rend(); ++it)
-      if (nodes_[(*it)->output.id].needs_grad) (*it)->backward(*this);
+    auto needs_backward = [this](const Op<T>* op) { return nodes_[op->output.id].needs_grad; };
+    for (auto it = epilogue_.rbegin(); it != epilogue_.rend(); ++it)
+      if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
+    if (!sample_ops_.empty()) {
+      for_each_sample(batch_, [&](int b) {
+        // Each sample clears its own gradient slices, while they are about to be used.
+        for (const GradBuffer& buffer : per_sample_grads_) {
+          T* slice = buffer.data + static_cast<std::size_t>(b) * buffer.sample_size;
+          std::fill(slice, slice + buffer.sample_size, T(0));
+        }
+        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
+          if (needs_backward(*it)) (*it)->backward_sample(*this, b);
+      });
+      for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
+        if (needs_backward(*it))
+          for (const GradSink<T>& sink : (*it)->sinks) sink.finish();
+    }
+    for (auto it = prelude_.rbegin(); it != prelude_.rend(); ++it)
+      if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
   }
 
   Tensor<T> value(Var v) const { return Tensor<T>{nodes_.at(v.id).value, nodes_.at(v.id).shape}; }
@@ -134,15 +216,61 @@ class Tape {
     T* grad = nullptr;
     bool external_value = false, external_grad = false;
   };
+  struct GradBuffer {
+    T* data;
+    std::size_t sample_size, size;
+  };
 
   Var add_node(Shape shape, bool needs_grad, std::string name, T* value, T* grad) {
     if (planned_) throw std::logic_error("cannot record '" + name + "' after plan()");
     if (shape.batch < 1 || shape.rows < 1 || shape.cols < 1)
       throw std::logic_error("tensor '" + name + "' has empty shape " + shape.str());
-    Node node{shape, needs_grad, std::move(name), value, grad, value != nullptr, grad != nullptr};
-    nodes_.push_back(std::move(node));
+    nodes_.push_back(
+        Node{shape, needs_grad, std::move(name), value, grad, value != nullptr, grad != nullptr});
     return Var{static_cast<int>(nodes_.size()) - 1};
   }
+
+  // An op runs once per sample when any of its inputs is per-sample.
+  bool is_per_sample(const Op<T>& op) const {
+    for (Var in : op.inputs)
+      if (nodes_[in.id].shape.batch > 1) return true;
+    return false;
+  }
+  // A shared input of a per-sample op: its gradient is summed over the samples.
+  bool summed_over_batch(Var input, const Op<T>& op) const {
+    return nodes_[input.id].needs_grad && nodes_[input.id].shape.batch == 1 && is_per_sample(op);
+  }
+
+  // Sorts the ops into the three phases and checks that the graph fits them: a per-sample op
+  // may not read the result of a batch reduction.
+  void classify_ops() {
+    enum Phase { kBefore, kPerSample, kAfter };
+    std::vector<Phase> phase(nodes_.size(), kBefore);
+    batch_ = 1;
+    for (auto& op : ops_) {
+      Phase latest = kBefore;
+      for (Var in : op->inputs) latest = std::max(latest, phase[in.id]);
+      if (is_per_sample(*op)) {
+        if (latest == kAfter)
+          throw std::logic_error("op '" + nodes_[op->output.id].name +
+                                 "' reads a batch reduction inside the per-sample phase");
+        for (Var in : op->inputs) {
+          const int b = nodes_[in.id].shape.batch;
+          if (b > 1 && batch_ > 1 && b != batch_)
+            throw std::logic_error("ops of one tape need one batch size");
+          if (b > 1) batch_ = b;
+        }
+        sample_ops_.push_back(op.get());
+        phase[op->output.id] = nodes_[op->output.id].shape.batch > 1 ? kPerSample : kAfter;
+      } else if (latest == kAfter) {
+        epilogue_.push_back(op.get());
+        phase[op->output.id] = kAfter;
+      } else {
+        prelude_.push_back(op.get());
+      }
+    }
+  }
+
   void require_planned() const {
     if (!planned_) throw std::logic_error("call plan() before forward() or backward()");
   }
@@ -153,8 +281,10 @@ class Tape {
 
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Op<T>>> ops_;
+  std::vector<Op<T>*> prelude_, sample_ops_, epilogue_;
+  std::vector<GradBuffer> per_sample_grads_, shared_grads_;
   std::vector<T> arena_;
-  std::size_t gradients_begin_ = 0, gradients_end_ = 0;
+  int batch_ = 1;
   bool planned_ = false;
 };
 

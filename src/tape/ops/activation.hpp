@@ -41,20 +41,17 @@ template <class T>
 struct ActivationOp : Op<T> {
   Activation kind = Activation::kSoftplus;
 
-  void forward(Tape<T>& tape) override {
-    const auto x = tape.value(this->inputs[0]), y = tape.value(this->output);
-    const std::size_t size = y.shape.sample_size();
-    for_each_sample(y.shape,
-                    [&](int s) { activation_forward(kind, x.sample(s), y.sample(s), size); });
+  void forward_sample(Tape<T>& tape, int s) override {
+    const auto y = tape.value(this->output);
+    activation_forward(kind, tape.value(this->inputs[0]).sample(s), y.sample(s),
+                       y.shape.sample_size());
   }
-  void backward(Tape<T>& tape) override {
-    if (!tape.needs_grad(this->inputs[0])) return;
-    const auto x = tape.value(this->inputs[0]), y = tape.value(this->output);
-    const auto dx = tape.grad(this->inputs[0]), dy = tape.grad(this->output);
-    const std::size_t size = y.shape.sample_size();
-    for_each_sample(y.shape, [&](int s) {
-      activation_backward(kind, x.sample(s), y.sample(s), dy.sample(s), dx.sample(s), size);
-    });
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* dx = this->sinks[0].begin_sample(s);
+    if (dx == nullptr) return;
+    const auto y = tape.value(this->output);
+    activation_backward(kind, tape.value(this->inputs[0]).sample(s), y.sample(s),
+                        tape.grad(this->output).sample(s), dx, y.shape.sample_size());
   }
 };
 

@@ -28,29 +28,17 @@ void diag_scale_backward(const T* a, const T* diagonal, const T* dout, T* da, T*
 
 template <class T>
 struct DiagScaleOp : Op<T> {
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
-    return shared_gradient_scratch(tape, *this);
-  }
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), diagonal = tape.value(this->inputs[1]);
+  void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    for_each_sample(out.shape, [&](int s) {
-      diag_scale_forward(a.sample(s), diagonal.sample(s), out.sample(s), out.shape.rows,
-                         out.shape.cols);
-    });
+    diag_scale_forward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
+                       out.sample(s), out.shape.rows, out.shape.cols);
   }
-  void backward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), diagonal = tape.value(this->inputs[1]);
+  void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_d = grad_sink(tape, *this, 1);
-    for_each_sample(dout.shape, [&](int s) {
-      diag_scale_backward(a.sample(s), diagonal.sample(s), dout.sample(s),
-                          sink_a.active() ? sink_a.begin_sample(s) : nullptr,
-                          sink_d.active() ? sink_d.begin_sample(s) : nullptr, dout.shape.rows,
-                          dout.shape.cols);
-    });
-    sink_a.finish();
-    sink_d.finish();
+    diag_scale_backward(tape.value(this->inputs[0]).sample(s),
+                        tape.value(this->inputs[1]).sample(s), dout.sample(s),
+                        this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
+                        dout.shape.rows, dout.shape.cols);
   }
 };
 

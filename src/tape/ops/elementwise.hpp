@@ -30,29 +30,17 @@ template <class T>
 struct BinaryOp : Op<T> {
   Binary kind = Binary::kAdd;
 
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
-    return shared_gradient_scratch(tape, *this);
-  }
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+  void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape, [&](int s) {
-      binary_forward(kind, a.sample(s), b.sample(s), out.sample(s), size);
-    });
+    binary_forward(kind, tape.value(this->inputs[0]).sample(s),
+                   tape.value(this->inputs[1]).sample(s), out.sample(s), out.shape.sample_size());
   }
-  void backward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
+  void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
-    const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape, [&](int s) {
-      binary_backward(kind, a.sample(s), b.sample(s), dout.sample(s),
-                      sink_a.active() ? sink_a.begin_sample(s) : nullptr,
-                      sink_b.active() ? sink_b.begin_sample(s) : nullptr, size);
-    });
-    sink_a.finish();
-    sink_b.finish();
+    binary_backward(kind, tape.value(this->inputs[0]).sample(s),
+                    tape.value(this->inputs[1]).sample(s), dout.sample(s),
+                    this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
+                    dout.shape.sample_size());
   }
 };
 
@@ -88,27 +76,21 @@ struct PointwiseOp : Op<T> {
   bool square = false;
   T factor = T(1);
 
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]);
+  void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
+    const T* x = tape.value(this->inputs[0]).sample(s);
+    T* y = out.sample(s);
     const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape, [&](int s) {
-      const T* x = a.sample(s);
-      T* y = out.sample(s);
-      for (std::size_t e = 0; e < size; ++e) y[e] = square ? x[e] * x[e] : factor * x[e];
-    });
+    for (std::size_t e = 0; e < size; ++e) y[e] = square ? x[e] * x[e] : factor * x[e];
   }
-  void backward(Tape<T>& tape) override {
-    if (!tape.needs_grad(this->inputs[0])) return;
-    const auto a = tape.value(this->inputs[0]);
-    const auto da = tape.grad(this->inputs[0]), dout = tape.grad(this->output);
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* dx = this->sinks[0].begin_sample(s);
+    if (dx == nullptr) return;
+    const auto dout = tape.grad(this->output);
+    const T* x = tape.value(this->inputs[0]).sample(s);
+    const T* dy = dout.sample(s);
     const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape, [&](int s) {
-      const T* x = a.sample(s);
-      const T* dy = dout.sample(s);
-      T* dx = da.sample(s);
-      for (std::size_t e = 0; e < size; ++e) dx[e] += square ? T(2) * x[e] * dy[e] : factor * dy[e];
-    });
+    for (std::size_t e = 0; e < size; ++e) dx[e] += square ? T(2) * x[e] * dy[e] : factor * dy[e];
   }
 };
 
@@ -149,34 +131,17 @@ void lerp_backward(const T* a, const T* b, T t, const T* dout, T* da, T* db, T* 
 
 template <class T>
 struct LerpOp : Op<T> {
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
-    return shared_gradient_scratch(tape, *this);
-  }
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
-    const auto t = tape.value(this->inputs[2]);
+  void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    const std::size_t size = out.shape.sample_size();
-    for_each_sample(out.shape, [&](int s) {
-      lerp_forward(a.sample(s), b.sample(s), t.sample(s)[0], out.sample(s), size);
-    });
+    lerp_forward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
+                 tape.value(this->inputs[2]).sample(s)[0], out.sample(s), out.shape.sample_size());
   }
-  void backward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
-    const auto t = tape.value(this->inputs[2]);
+  void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1),
-                      sink_t = grad_sink(tape, *this, 2);
-    const std::size_t size = dout.shape.sample_size();
-    for_each_sample(dout.shape, [&](int s) {
-      lerp_backward(a.sample(s), b.sample(s), t.sample(s)[0], dout.sample(s),
-                    sink_a.active() ? sink_a.begin_sample(s) : nullptr,
-                    sink_b.active() ? sink_b.begin_sample(s) : nullptr,
-                    sink_t.active() ? sink_t.begin_sample(s) : nullptr, size);
-    });
-    sink_a.finish();
-    sink_b.finish();
-    sink_t.finish();
+    lerp_backward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
+                  tape.value(this->inputs[2]).sample(s)[0], dout.sample(s),
+                  this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
+                  this->sinks[2].begin_sample(s), dout.shape.sample_size());
   }
 };
 

@@ -30,27 +30,16 @@ void homogeneous_project_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, Cons
 
 template <class T>
 struct HomogeneousProjectOp : Op<T> {
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
-    return shared_gradient_scratch(tape, *this);
+  void forward_sample(Tape<T>& tape, int s) override {
+    homogeneous_project_forward<T>(tape.value(this->inputs[0]).view(s),
+                                   tape.value(this->inputs[1]).view(s),
+                                   tape.value(this->output).matrix(s));
   }
-  void forward(Tape<T>& tape) override {
-    const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
-    const auto out = tape.value(this->output);
-    for_each_sample(out.shape, [&](int s) {
-      homogeneous_project_forward<T>(x.view(s), a.view(s), out.matrix(s));
-    });
-  }
-  void backward(Tape<T>& tape) override {
-    const auto x = tape.value(this->inputs[0]), a = tape.value(this->inputs[1]);
-    const auto du = tape.grad(this->output);
-    const GradSink<T> sink_x = grad_sink(tape, *this, 0), sink_a = grad_sink(tape, *this, 1);
-    for_each_sample(du.shape, [&](int s) {
-      homogeneous_project_backward<T>(x.view(s), a.view(s), du.view(s),
-                                      sink_x.active() ? sink_x.begin_sample(s) : nullptr,
-                                      sink_a.active() ? sink_a.begin_sample(s) : nullptr);
-    });
-    sink_x.finish();
-    sink_a.finish();
+  void backward_sample(Tape<T>& tape, int s) override {
+    homogeneous_project_backward<T>(tape.value(this->inputs[0]).view(s),
+                                    tape.value(this->inputs[1]).view(s),
+                                    tape.grad(this->output).view(s), this->sinks[0].begin_sample(s),
+                                    this->sinks[1].begin_sample(s));
   }
 };
 

@@ -39,27 +39,16 @@ template <class T>
 struct MatmulOp : Op<T> {
   bool transpose_a = false, transpose_b = false;
 
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
-    return shared_gradient_scratch(tape, *this);
+  void forward_sample(Tape<T>& tape, int s) override {
+    matmul_forward<T>(tape.value(this->inputs[0]).view(s), transpose_a,
+                      tape.value(this->inputs[1]).view(s), transpose_b,
+                      tape.value(this->output).matrix(s));
   }
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
-    const auto c = tape.value(this->output);
-    for_each_sample(c.shape, [&](int s) {
-      matmul_forward<T>(a.view(s), transpose_a, b.view(s), transpose_b, c.matrix(s));
-    });
-  }
-  void backward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), b = tape.value(this->inputs[1]);
-    const auto dc = tape.grad(this->output);
-    const GradSink<T> sink_a = grad_sink(tape, *this, 0), sink_b = grad_sink(tape, *this, 1);
-    for_each_sample(dc.shape, [&](int s) {
-      T* da = sink_a.active() ? sink_a.begin_sample(s) : nullptr;
-      T* db = sink_b.active() ? sink_b.begin_sample(s) : nullptr;
-      matmul_backward<T>(a.view(s), transpose_a, b.view(s), transpose_b, dc.view(s), da, db);
-    });
-    sink_a.finish();
-    sink_b.finish();
+  void backward_sample(Tape<T>& tape, int s) override {
+    matmul_backward<T>(tape.value(this->inputs[0]).view(s), transpose_a,
+                       tape.value(this->inputs[1]).view(s), transpose_b,
+                       tape.grad(this->output).view(s), this->sinks[0].begin_sample(s),
+                       this->sinks[1].begin_sample(s));
   }
 };
 

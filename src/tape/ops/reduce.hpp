@@ -22,24 +22,25 @@ template <class T>
 struct SumOp : Op<T> {
   T factor = T(1);  // 1 for sum, 1/size for mean
 
-  std::size_t scratch_elements(const Tape<T>& tape) const override {
+  // One partial sum per sample, added up in sample order by finish_forward().
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
     return tape.shape(this->inputs[0]).batch;
   }
-  void forward(Tape<T>& tape) override {
+  void forward_sample(Tape<T>& tape, int s) override {
     const auto a = tape.value(this->inputs[0]);
-    const std::size_t size = a.shape.sample_size();
-    T* partial = this->scratch;
-    for_each_sample(a.shape, [&](int s) { partial[s] = sum_forward(a.sample(s), size); });
+    this->scratch[s] = sum_forward(a.sample(s), a.shape.sample_size());
+    if (a.shape.batch == 1) tape.value(this->output).data[0] = factor * this->scratch[0];
+  }
+  void finish_forward(Tape<T>& tape) override {
     T total = T(0);
-    for (int s = 0; s < a.shape.batch; ++s) total += partial[s];
+    for (int s = 0; s < tape.shape(this->inputs[0]).batch; ++s) total += this->scratch[s];
     tape.value(this->output).data[0] = factor * total;
   }
-  void backward(Tape<T>& tape) override {
-    if (!tape.needs_grad(this->inputs[0])) return;
-    const auto da = tape.grad(this->inputs[0]);
-    const T scaled = factor * tape.grad(this->output).data[0];
-    const std::size_t size = da.shape.sample_size();
-    for_each_sample(da.shape, [&](int s) { sum_backward(scaled, da.sample(s), size); });
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* da = this->sinks[0].begin_sample(s);
+    if (da == nullptr) return;
+    sum_backward(factor * tape.grad(this->output).data[0], da,
+                 tape.shape(this->inputs[0]).sample_size());
   }
 };
 

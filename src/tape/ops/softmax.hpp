@@ -34,19 +34,17 @@ void softmax_rows_backward(const T* p, const T* dp, T* ds, int rows, int cols) {
 
 template <class T>
 struct SoftmaxRowsOp : Op<T> {
-  void forward(Tape<T>& tape) override {
-    const auto s = tape.value(this->inputs[0]), p = tape.value(this->output);
-    for_each_sample(p.shape, [&](int b) {
-      softmax_rows_forward(s.sample(b), p.sample(b), p.shape.rows, p.shape.cols);
-    });
+  void forward_sample(Tape<T>& tape, int b) override {
+    const auto p = tape.value(this->output);
+    softmax_rows_forward(tape.value(this->inputs[0]).sample(b), p.sample(b), p.shape.rows,
+                         p.shape.cols);
   }
-  void backward(Tape<T>& tape) override {
-    if (!tape.needs_grad(this->inputs[0])) return;
-    const auto p = tape.value(this->output), dp = tape.grad(this->output);
-    const auto ds = tape.grad(this->inputs[0]);
-    for_each_sample(p.shape, [&](int b) {
-      softmax_rows_backward(p.sample(b), dp.sample(b), ds.sample(b), p.shape.rows, p.shape.cols);
-    });
+  void backward_sample(Tape<T>& tape, int b) override {
+    T* ds = this->sinks[0].begin_sample(b);
+    if (ds == nullptr) return;
+    const auto p = tape.value(this->output);
+    softmax_rows_backward(p.sample(b), tape.grad(this->output).sample(b), ds, p.shape.rows,
+                          p.shape.cols);
   }
 };
 

@@ -16,14 +16,14 @@ void transpose_backward(ConstMatrixMap<T> dout, MatrixMap<T> da) {
 
 template <class T>
 struct TransposeOp : Op<T> {
-  void forward(Tape<T>& tape) override {
-    const auto a = tape.value(this->inputs[0]), out = tape.value(this->output);
-    for_each_sample(out.shape, [&](int s) { transpose_forward<T>(a.view(s), out.matrix(s)); });
+  void forward_sample(Tape<T>& tape, int s) override {
+    transpose_forward<T>(tape.value(this->inputs[0]).view(s), tape.value(this->output).matrix(s));
   }
-  void backward(Tape<T>& tape) override {
-    if (!tape.needs_grad(this->inputs[0])) return;
-    const auto da = tape.grad(this->inputs[0]), dout = tape.grad(this->output);
-    for_each_sample(dout.shape, [&](int s) { transpose_backward<T>(dout.view(s), da.matrix(s)); });
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* da = this->sinks[0].begin_sample(s);
+    if (da == nullptr) return;
+    const Shape& in = tape.shape(this->inputs[0]);
+    transpose_backward<T>(tape.grad(this->output).view(s), MatrixMap<T>(da, in.rows, in.cols));
   }
 };
 
