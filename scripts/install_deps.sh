@@ -5,7 +5,8 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(cmake g++ make git
           libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
           python3-numpy python3-matplotlib)
-if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch); fi
+# The PyTorch peer of bench/ only; OpenBLAS so that torch does not fall back to the reference BLAS.
+if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch libopenblas0-pthread); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,11 +7,10 @@
 #include <cstddef>
 #include <utility>
 
-#include "tensor/tensor.hpp"
 
 namespace ufl {
 
-// Below this many elements an op runs on one thread: waking threads would cost more than the
+// Below this many elements a loop runs on one thread: waking threads would cost more than the
 // work. Which thread runs a sample never changes its result, so this is only about speed.
 inline constexpr std::size_t kParallelElements = 8192;
 
@@ -21,18 +20,12 @@ void for_each_sample(int batch, Body&& body, std::size_t elements = kParallelEle
   for (int b = 0; b < batch; ++b) body(b);
 }
 
-// For an op over a tensor of `shape`: one sample per iteration, parallel when it is large.
-template <class Body>
-void for_each_sample(const Shape& shape, Body&& body) {
-  for_each_sample(shape.batch, std::forward<Body>(body), shape.size());
-}
-
 // into[e] += Σ_b per_sample[b·size + e], summed in the order b = 0, 1, …, batch−1.
 template <class T>
 void sum_over_batch(const T* per_sample, int batch, std::size_t size, T* into) {
   constexpr std::ptrdiff_t kChunk = 512;  // fixed, so the split never depends on the threads
   const std::ptrdiff_t chunks = (static_cast<std::ptrdiff_t>(size) + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (chunks > 1 && size * batch > 16384)
+#pragma omp parallel for schedule(static) if (chunks > 1 && size * batch > (std::size_t(1) << 20))
   for (std::ptrdiff_t chunk = 0; chunk < chunks; ++chunk) {
     const std::ptrdiff_t begin = chunk * kChunk;
     const std::ptrdiff_t end = std::min<std::ptrdiff_t>(begin + kChunk, size);
