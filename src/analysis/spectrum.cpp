@@ -25,8 +25,10 @@ void fix_signs(Eigen::MatrixXd& left, Eigen::MatrixXd* right) {
 
 Spectrum spectrum_of(const Eigen::MatrixXd& M) {
   Spectrum spectrum;
-  // BDCSVD already sorts the singular values in decreasing order.
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(M, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  // JacobiSVD, not BDCSVD: Eigen 3.4.0's BDCSVD fails an index assertion (a segfault in release
+  // builds) in its deflation step on some of the layer's operators (seen at n = 64). JacobiSVD
+  // sorts the singular values in decreasing order.
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(M, Eigen::ComputeFullU | Eigen::ComputeFullV);
   spectrum.singular_values = svd.singularValues();
   spectrum.left_vectors = svd.matrixU();
   spectrum.right_vectors = svd.matrixV();
@@ -37,8 +39,20 @@ Spectrum spectrum_of(const Eigen::MatrixXd& M) {
 }
 
 Eigen::VectorXd singular_values_of(const Eigen::MatrixXd& M) {
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(M);
-  return svd.singularValues();
+  // Values only, once per test sample for the spectral view: JacobiSVD (see spectrum_of) while it
+  // is cheap; beyond n = 128 the square roots of the eigenvalues of MᵀM, which are accurate to
+  // about 1e-8·σ_max, plenty for effective rank and k99.
+  if (std::max(M.rows(), M.cols()) <= 128)
+    return Eigen::JacobiSVD<Eigen::MatrixXd>(M).singularValues();
+  const bool wide = M.cols() > M.rows();
+  const Eigen::MatrixXd gram =
+      wide ? Eigen::MatrixXd(M * M.transpose()) : Eigen::MatrixXd(M.transpose() * M);
+  const Eigen::VectorXd eigenvalues =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram, Eigen::EigenvaluesOnly).eigenvalues();
+  Eigen::VectorXd values(eigenvalues.size());
+  for (Eigen::Index j = 0; j < values.size(); ++j)
+    values(j) = std::sqrt(std::max(eigenvalues(eigenvalues.size() - 1 - j), 0.0));  // descending
+  return values;
 }
 
 double effective_rank_of(const Eigen::VectorXd& singular_values) {

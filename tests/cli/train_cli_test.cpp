@@ -180,3 +180,15 @@ TEST_CASE("--help explains every flag and --version names the build") {
   CHECK(run_ufl("--version").output.rfind("ufl ", 0) == 0);
   CHECK(run_ufl("").exit_code == 2);
 }
+
+TEST_CASE(
+    "global at n = 64 is analysed without crashing (Eigen 3.4.0 BDCSVD failed on its operators)") {
+  TemporaryFolder folder;
+  const CommandResult result = run_ufl(
+      "train configs/section8/global.json --set dataset.n=64 --set dataset.train_size=128 "
+      "--set dataset.test_size=64 --set train.steps=3 -q --out " +
+      (folder / "run"));
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK(fs::exists(folder / "run/metrics.json"));
+}
