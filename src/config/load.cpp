@@ -12,6 +12,11 @@ namespace {
 
 using nlohmann::json;
 
+// A value for an error message; bytes that are not UTF-8 are replaced rather than thrown on.
+std::string shown(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 enum class Type { kString, kInteger, kNumber, kIntegerList };
 
 struct Key {
@@ -78,12 +83,13 @@ std::string suggestion(const std::string& path) {
   for (const std::string& key : candidates) {
     // Compare whole paths and last components, so "dataset.nosie" and "nosie" both find noise.
     const std::string last = key.substr(key.rfind('.') + 1);
-    const std::size_t distance =
-        std::min(edit_distance(path, key), edit_distance(path.substr(path.rfind('.') + 1), last) + 1);
+    const std::size_t distance = std::min(
+        edit_distance(path, key), edit_distance(path.substr(path.rfind('.') + 1), last) + 1);
     if (distance < best_distance) best_distance = distance, best = key;
   }
-  return best_distance <= std::max<std::size_t>(3, path.size() / 3) ? " (did you mean '" + best + "'?)"
-                                                                      : "";
+  return best_distance <= std::max<std::size_t>(3, path.size() / 3)
+             ? " (did you mean '" + best + "'?)"
+             : "";
 }
 
 const Key* find_key(const std::string& path) {
@@ -94,10 +100,14 @@ const Key* find_key(const std::string& path) {
 
 std::string type_name(Type type) {
   switch (type) {
-    case Type::kString: return "a string";
-    case Type::kInteger: return "an integer";
-    case Type::kNumber: return "a number";
-    case Type::kIntegerList: return "a list of integers";
+    case Type::kString:
+      return "a string";
+    case Type::kInteger:
+      return "an integer";
+    case Type::kNumber:
+      return "a number";
+    case Type::kIntegerList:
+      return "a list of integers";
   }
   return "";
 }
@@ -112,16 +122,22 @@ bool is_integral(const json& value) {
 void check_type(const std::string& source, const Key& key, const json& value) {
   bool ok = false;
   switch (key.type) {
-    case Type::kString: ok = value.is_string(); break;
-    case Type::kInteger: ok = is_integral(value); break;
-    case Type::kNumber: ok = value.is_number() && std::isfinite(value.get<double>()); break;
+    case Type::kString:
+      ok = value.is_string();
+      break;
+    case Type::kInteger:
+      ok = is_integral(value);
+      break;
+    case Type::kNumber:
+      ok = value.is_number() && std::isfinite(value.get<double>());
+      break;
     case Type::kIntegerList:
       ok = value.is_array() && std::all_of(value.begin(), value.end(), is_integral);
       break;
   }
   if (!ok)
     throw ConfigError(source + ": " + key.path + " must be " + type_name(key.type) + ", got " +
-                      value.dump());
+                      shown(value));
 }
 
 // Walks the user's JSON: every key known, every value of the right type.
@@ -132,7 +148,7 @@ void check_keys(const std::string& source, const json& document) {
     if (kSections.count(name)) {
       if (!value.is_object())
         throw ConfigError(source + ": '" + name + "' must be an object of settings, got " +
-                          value.dump());
+                          shown(value));
       for (auto& [inner, inner_value] : value.items()) {
         const std::string path = name + "." + inner;
         const Key* key = find_key(path);
@@ -143,7 +159,8 @@ void check_keys(const std::string& source, const json& document) {
       continue;
     }
     const Key* key = find_key(name);
-    if (key == nullptr) throw ConfigError(source + ": unknown key '" + name + "'" + suggestion(name));
+    if (key == nullptr)
+      throw ConfigError(source + ": unknown key '" + name + "'" + suggestion(name));
     check_type(source, *key, value);
   }
 }
@@ -151,14 +168,21 @@ void check_keys(const std::string& source, const json& document) {
 void apply_override(json& document, const std::string& assignment) {
   const auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
-    throw ConfigError("--set '" + assignment + "': expected key.path=value, e.g. dataset.noise=0.3");
+    throw ConfigError("--set '" + assignment +
+                      "': expected key.path=value, e.g. dataset.noise=0.3");
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
   const Key* key = find_key(path);
-  if (key == nullptr)
-    throw ConfigError("--set: unknown key '" + path + "'" + suggestion(path));
+  if (key == nullptr) throw ConfigError("--set: unknown key '" + path + "'" + suggestion(path));
   json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;  // not JSON: a plain string such as a name
+  if (value.is_discarded()) {
+    value = text;  // not JSON: a plain string such as a name
+    try {
+      (void)value.dump();
+    } catch (const json::type_error&) {
+      throw ConfigError("--set " + path + ": the value is not valid UTF-8 text");
+    }
+  }
   check_type("--set", *key, value);
   const auto dot = path.find('.');
   if (dot == std::string::npos) {
@@ -172,7 +196,7 @@ void apply_override(json& document, const std::string& assignment) {
 
 [[noreturn]] void out_of_range(const std::string& source, const std::string& path,
                                const std::string& rule, const json& value) {
-  throw ConfigError(source + ": " + path + " must be " + rule + ", got " + value.dump());
+  throw ConfigError(source + ": " + path + " must be " + rule + ", got " + shown(value));
 }
 
 int to_int(const std::string& source, const std::string& path, const json& value) {
@@ -243,7 +267,8 @@ Config build(const std::string& source, const json& document) {
       for (const json& f : *value) data.freqs.push_back(to_int(source, "dataset.freqs", f));
     }
     const std::string window = "frequencies f with 1 ≤ f < n/2 = " + std::to_string(data.n / 2.0);
-    if (data.freqs.empty()) out_of_range(source, "dataset.freqs", "a non-empty list of " + window, json::array());
+    if (data.freqs.empty())
+      out_of_range(source, "dataset.freqs", "a non-empty list of " + window, json::array());
     std::set<int> seen;
     for (int f : data.freqs) {
       if (f < 1 || 2 * f >= data.n) out_of_range(source, "dataset.freqs", window, data.freqs);
@@ -255,14 +280,16 @@ Config build(const std::string& source, const json& document) {
   if (data.kind == "lowrank") {
     integer("dataset.rank", data.rank, 1, "an integer ≥ 1");
     if (data.rank > data.n)
-      out_of_range(source, "dataset.rank", "at most dataset.n = " + std::to_string(data.n), data.rank);
+      out_of_range(source, "dataset.rank", "at most dataset.n = " + std::to_string(data.n),
+                   data.rank);
     number("dataset.singular_value_decay", data.singular_value_decay, positive, "a number > 0");
   }
 
   config.layer.rank = data.n;  // r = n unless the config says otherwise (spec §2)
   integer("layer.rank", config.layer.rank, 1, "an integer ≥ 1");
   if (config.layer.rank > data.n)
-    out_of_range(source, "layer.rank", "at most dataset.n = " + std::to_string(data.n) + " (spec §2: r ≤ n)",
+    out_of_range(source, "layer.rank",
+                 "at most dataset.n = " + std::to_string(data.n) + " (spec §2: r ≤ n)",
                  config.layer.rank);
   number("layer.content_init_scale", config.layer.content_init_scale, non_negative, "a number ≥ 0");
 
@@ -272,7 +299,8 @@ Config build(const std::string& source, const json& document) {
   number("train.lr", train.lr, positive, "a number > 0");
   number("train.lr_final", train.lr_final, non_negative, "a number ≥ 0");
   if (train.lr_final > train.lr)
-    out_of_range(source, "train.lr_final", "at most train.lr = " + json(train.lr).dump(), train.lr_final);
+    out_of_range(source, "train.lr_final", "at most train.lr = " + json(train.lr).dump(),
+                 train.lr_final);
   number("train.ortho_weight", train.ortho_weight, non_negative, "a number ≥ 0");
   integer("train.eval_every", train.eval_every, 1, "an integer ≥ 1");
 
@@ -305,6 +333,12 @@ Config parse_config(const std::string& text, const std::string& source,
     const auto at = message.find("at line");
     throw ConfigError(source + ": invalid JSON " +
                       (at == std::string::npos ? message : message.substr(at)));
+  } catch (const json::exception& error) {
+    // e.g. out_of_range 406, "number overflow parsing '1e999'": strip nlohmann's prefix.
+    std::string message = error.what();
+    const auto bracket = message.find("] ");
+    throw ConfigError(source + ": invalid JSON: " +
+                      (bracket == std::string::npos ? message : message.substr(bracket + 2)));
   }
   check_keys(source, document);
   for (const std::string& assignment : overrides) apply_override(document, assignment);
@@ -322,9 +356,12 @@ Config load_config(const std::filesystem::path& path, const std::vector<std::str
 
 json to_json(const Config& config) {
   const DatasetConfig& data = config.dataset;
-  json dataset = {{"kind", data.kind},   {"n", data.n},
-                  {"d", data.d},         {"noise", data.noise},
-                  {"train_size", data.train_size}, {"test_size", data.test_size}};
+  json dataset = {{"kind", data.kind},
+                  {"n", data.n},
+                  {"d", data.d},
+                  {"noise", data.noise},
+                  {"train_size", data.train_size},
+                  {"test_size", data.test_size}};
   if (data.kind == "local") dataset["kernel_width"] = data.kernel_width;
   if (data.kind == "periodic") {
     dataset["freqs"] = data.freqs;
@@ -336,24 +373,26 @@ json to_json(const Config& config) {
   }
   const TrainConfig& train = config.train;
   const AnalysisConfig& analysis = config.analysis;
-  return json{{"name", config.name},
-              {"seed", config.seed},
-              {"dataset", dataset},
-              {"layer", {{"rank", config.layer.rank}, {"content_init_scale", config.layer.content_init_scale}}},
-              {"train",
-               {{"steps", train.steps},
-                {"batch_size", train.batch_size},
-                {"lr", train.lr},
-                {"lr_final", train.lr_final},
-                {"ortho_weight", train.ortho_weight},
-                {"eval_every", train.eval_every}}},
-              {"analysis",
-               {{"iota_min", analysis.iota_min},
-                {"tau_min", analysis.tau_min},
-                {"ell_min", analysis.ell_min},
-                {"phi_min", analysis.phi_min},
-                {"alpha_min", analysis.alpha_min},
-                {"eta_min", analysis.eta_min}}}};
+  return json{
+      {"name", config.name},
+      {"seed", config.seed},
+      {"dataset", dataset},
+      {"layer",
+       {{"rank", config.layer.rank}, {"content_init_scale", config.layer.content_init_scale}}},
+      {"train",
+       {{"steps", train.steps},
+        {"batch_size", train.batch_size},
+        {"lr", train.lr},
+        {"lr_final", train.lr_final},
+        {"ortho_weight", train.ortho_weight},
+        {"eval_every", train.eval_every}}},
+      {"analysis",
+       {{"iota_min", analysis.iota_min},
+        {"tau_min", analysis.tau_min},
+        {"ell_min", analysis.ell_min},
+        {"phi_min", analysis.phi_min},
+        {"alpha_min", analysis.alpha_min},
+        {"eta_min", analysis.eta_min}}}};
 }
 
 }  // namespace ufl::config

@@ -52,7 +52,7 @@ class Reader {
     // Check against what is left before allocating: a corrupt count must not allocate terabytes.
     if (count > (bytes_.size() - at_) / sizeof(T)) fail("an array is longer than the file");
     std::vector<T> values(count);
-    std::memcpy(values.data(), bytes_.data() + at_, count * sizeof(T));
+    if (count > 0) std::memcpy(values.data(), bytes_.data() + at_, count * sizeof(T));
     at_ += count * sizeof(T);
     return values;
   }
@@ -150,7 +150,7 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
   if (!reader.done()) reader.fail("unexpected bytes after the loss curve");
   // Consistency a corrupt-but-checksummed file could still break.
   if (state.steps_done < 0 || state.curve.size() != std::size_t(state.steps_done) ||
-      state.first_moment.size() != state.params.size() ||
+      state.adam_steps != state.steps_done || state.first_moment.size() != state.params.size() ||
       state.second_moment.size() != state.params.size() ||
       state.sampler_position > state.sampler_order.size())
     reader.fail("inconsistent sizes");

@@ -105,3 +105,11 @@ TEST_CASE("bad --set assignments say what to write") {
   CHECK(error_of("{}", {"dataset.noise"}).find("expected key.path=value") != std::string::npos);
   CHECK(error_of("{}", {"dataset.n=abc"}) == "--set: dataset.n must be an integer, got \"abc\"");
 }
+
+TEST_CASE("numbers too large for a double and bytes that are not UTF-8 are config errors too") {
+  CHECK(error_of(R"({"dataset": {"noise": 1e999}})")
+            .find("test.json: invalid JSON: number overflow") == 0);
+  CHECK(error_of("{}", {"dataset.n=\xff"}).find("--set dataset.n: the value is not valid UTF-8") ==
+        0);
+  CHECK(error_of("{}", {"name=\xff"}).find("not valid UTF-8") != std::string::npos);
+}
