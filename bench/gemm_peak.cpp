@@ -1,0 +1,94 @@
+// ufl_gemm_peak: the float GEMM rate Eigen reaches on this machine, the yardstick for ufl's
+// achieved GFLOP/s. ufl builds Eigen with EIGEN_DONT_PARALLELIZE (its own OpenMP loops over the
+// batch are the parallel unit), so the peak at T threads is T independent single-threaded
+// GEMMs, one per thread, run at the same time in one OpenMP parallel region.
+// Prints one JSON line: {"threads":T,"size":N,"gflops":..,"gflops_per_thread":..}.
+// "gflops" is the best of `trials` trials: total FLOPs of all threads / wall time.
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "ufl_gemm_peak: %s\nusage: ufl_gemm_peak [--threads T] [--size N] [--seconds S] "
+               "[--trials K]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1, size = 512, trials = 3;
+  double seconds = 0.5;  // per trial
+  for (int k = 1; k < argc; ++k) {
+    const std::string key = argv[k];
+    if (k + 1 >= argc) usage("missing value after " + key);
+    const std::string value = argv[++k];
+    try {
+      if (key == "--threads") threads = std::stoi(value);
+      else if (key == "--size") size = std::stoi(value);
+      else if (key == "--seconds") seconds = std::stod(value);
+      else if (key == "--trials") trials = std::stoi(value);
+      else usage("unknown option " + key);
+    } catch (const std::logic_error&) {
+      usage("bad value '" + value + "' for " + key);
+    }
+  }
+  if (threads < 1 || size < 1 || trials < 1 || seconds <= 0) usage("values must be positive");
+  omp_set_num_threads(threads);
+
+  const double flops_per_gemm = 2.0 * size * size * size;
+  // Repetitions per trial, from one single-threaded GEMM (after a first, untimed one).
+  int reps = 1;
+  {
+    Matrix a = Matrix::Random(size, size), b = Matrix::Random(size, size), c(size, size);
+    c.noalias() = a * b;
+    const auto start = Clock::now();
+    c.noalias() = a * b;
+    const double one = std::chrono::duration<double>(Clock::now() - start).count();
+    reps = std::max(1, int(seconds / std::max(one, 1e-9)));
+  }
+
+  double best = 0.0;
+  int team = 1;
+  for (int trial = 0; trial < trials; ++trial) {
+    double wall = 0.0;
+    Clock::time_point start;  // shared: set and read by whichever thread runs each `single`
+#pragma omp parallel num_threads(threads)
+    {
+      // Each thread owns its operands (allocated and first touched by that thread).
+      Matrix a = Matrix::Random(size, size), b = Matrix::Random(size, size), c(size, size);
+      c.noalias() = a * b;  // warm caches and the code path
+#pragma omp barrier
+#pragma omp single
+      {
+        team = omp_get_num_threads();
+        start = Clock::now();
+        wall = 0.0;
+      }  // implicit barrier: everybody starts together
+      for (int r = 0; r < reps; ++r) {
+        c.noalias() = a * b;
+        a(0, 0) += c(0, 0) * 1e-30f;  // keep every product observable
+      }
+#pragma omp barrier
+#pragma omp single
+      wall = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    best = std::max(best, team * reps * flops_per_gemm / wall / 1e9);
+  }
+  std::printf("{\"threads\":%d,\"size\":%d,\"gflops\":%.6g,\"gflops_per_thread\":%.6g}\n", team,
+              size, best, best / team);
+  return 0;
+}

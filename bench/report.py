@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Turns the JSON lines written by bench/run_bench.sh into a Markdown table, a CSV and (for
+--scaling) a log-log plot. Standard library only, except matplotlib for the plot.
+
+usage: report.py bench   RAW.jsonl CSV MARKDOWN
+       report.py scaling RAW.jsonl CSV PNG MARKDOWN
+RAW.jsonl holds the lines of ufl_step_bench, torch_peer.py, ufl_gemm_peak (tagged "kind":"gemm",
+"impl":"eigen") and torch_peer.py --gemm-peak (tagged "kind":"gemm"), plus one "kind":"machine"
+line written by the script.
+"""
+import csv
+import json
+import sys
+
+
+def load(path):
+    steps, gemm, machine = [], {}, {}
+    with open(path) as lines:
+        for line in lines:
+            line = line.strip()
+            if not line:
+                continue
+            record = json.loads(line)
+            kind = record.get("kind", "step")
+            if kind == "machine":
+                machine.update(record)
+            elif kind == "gemm":
+                gemm[(record["impl"], record["threads"])] = record
+            else:
+                steps.append(record)
+    return steps, gemm, machine
+
+
+def fmt(value, digits=3):
+    if value is None:
+        return "—"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.{digits}g}" if abs(value) < 1 else f"{value:.2f}"
+
+
+def times(ratio):
+    return "—" if ratio is None else fmt(ratio) + "×"
+
+
+def header(gemm, machine):
+    out = []
+    if machine:
+        out.append(f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores; "
+                   f"load average {machine.get('load_start', '?')} at start, "
+                   f"{machine.get('load_end', '?')} at end; OMP_WAIT_POLICY "
+                   f"{machine.get('omp_wait_policy', '?')}; {machine.get('date', '')}")
+    eigen = [gemm[k] for k in sorted(gemm) if k[0] == "eigen"]
+    if eigen:
+        out.append("Eigen float GEMM peak (ufl's yardstick, one single-threaded "
+                   f"{eigen[0]['size']}³ GEMM per thread): " +
+                   ", ".join(f"{g['threads']} thread{'s' if g['threads'] > 1 else ''} "
+                             f"{g['gflops']:.1f} GFLOP/s" for g in eigen))
+    torch = [gemm[k] for k in sorted(gemm) if k[0] == "torch"]
+    if torch:
+        out.append(f"torch {torch[0].get('torch', '?')} float GEMM ({torch[0]['size']}³ torch.mm): " +
+                   ", ".join(f"{g['threads']} thread{'s' if g['threads'] > 1 else ''} "
+                             f"{g['gflops']:.1f} GFLOP/s" for g in torch) +
+                   f"; BLAS loaded by torch: `{torch[0].get('blas', '?')}`")
+    return out
+
+
+def bench_report(raw, csv_path, md_path):
+    steps, gemm, machine = load(raw)
+    points = sorted({(s["n"], s["d"], s["r"], s["batch"], s["threads"]) for s in steps})
+    find = lambda impl, variant, p: next(
+        (s for s in steps if s["impl"] == impl and s["variant"] == variant and
+         (s["n"], s["d"], s["r"], s["batch"], s["threads"]) == p), None)
+    rows = []
+    for p in points:
+        n, d, r, batch, threads = p
+        ufl = find("ufl", "tape", p)
+        lookup, concat = find("torch", "lookup", p), find("torch", "concat", p)
+        torch_runs = [t for t in (lookup, concat) if t is not None]
+        best = min(torch_runs, key=lambda t: t["ms_per_step"]) if torch_runs else None
+        one_thread = find("ufl", "tape", (n, d, r, batch, 1))
+        peak = gemm.get(("eigen", threads), {}).get("gflops")
+        row = {
+            "n": n, "d": d, "r": r, "batch": batch, "threads": threads,
+            "ufl_ms": ufl and ufl["ms_per_step"], "ufl_ms_min": ufl and ufl["ms_min"],
+            "ufl_ms_max": ufl and ufl["ms_max"],
+            "torch_lookup_ms": lookup and lookup["ms_per_step"],
+            "torch_concat_ms": concat and concat["ms_per_step"],
+            "torch_best_ms": best and best["ms_per_step"],
+            "torch_best_variant": best and best["variant"],
+            "speedup_torch_over_ufl": (best["ms_per_step"] / ufl["ms_per_step"]
+                                       if best and ufl else None),
+            "ufl_gflops": ufl and ufl["gflops"],
+            "ufl_flops_per_step": ufl and ufl["flops_per_step"],
+            "gemm_peak_gflops": peak,
+            "ufl_pct_of_peak": (100 * ufl["gflops"] / peak if ufl and peak else None),
+            "ufl_thread_speedup": (one_thread["ms_per_step"] / ufl["ms_per_step"]
+                                   if ufl and one_thread and threads > 1 else None),
+            "torch_best_gflops": best and best["gflops"],
+            "torch_gemm_gflops": gemm.get(("torch", threads), {}).get("gflops"),
+            "torch_blas": best and best.get("blas"),
+        }
+        rows.append(row)
+    with open(csv_path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0].keys()) if rows else ["n"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+    lines = ["# ufl training-step benchmark", ""] + [f"- {h}" for h in header(gemm, machine)] + [
+        "",
+        "| n | d | threads | ufl ms/step | torch ms/step (lookup / concat) | speed-up (torch/ufl) "
+        "| ufl GFLOP/s | % of GEMM peak | ufl 2-thread speed-up |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        torch_cell = f"{fmt(row['torch_lookup_ms'])} / {fmt(row['torch_concat_ms'])}"
+        lines.append(
+            f"| {row['n']} | {row['d']} | {row['threads']} | {fmt(row['ufl_ms'])} | {torch_cell} | "
+            f"{times(row['speedup_torch_over_ufl'])} | {fmt(row['ufl_gflops'])} | "
+            f"{fmt(row['ufl_pct_of_peak']) + '%' if row['ufl_pct_of_peak'] else '—'} | "
+            f"{times(row['ufl_thread_speedup'])} |")
+    lines += [
+        "",
+        "batch 64, r = n, float32. ms/step: median over repeats of {minibatch copy, forward, "
+        "backward, Adam}. Speed-up uses the faster torch variant. GFLOP/s counts only matrix "
+        "products (see bench/README.md); % of peak is against the Eigen GEMM peak at the same "
+        "thread count.",
+    ]
+    text = "\n".join(lines) + "\n"
+    with open(md_path, "w") as out:
+        out.write(text)
+    print(text)
+
+
+def scaling_report(raw, csv_path, png_path, md_path):
+    steps, gemm, machine = load(raw)
+    with open(csv_path, "w", newline="") as out:
+        fields = ["impl", "variant", "n", "d", "r", "batch", "threads", "ms_per_step", "ms_min",
+                  "ms_max", "gflops", "flops_per_step", "steps", "repeats", "best_for_impl"]
+        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        best = {}
+        for s in steps:
+            key = (s["impl"], s["n"])
+            if key not in best or s["ms_per_step"] < best[key]["ms_per_step"]:
+                best[key] = s
+        for s in sorted(steps, key=lambda s: (s["impl"], s["n"], s["threads"], s["variant"])):
+            writer.writerow(dict(s, best_for_impl=int(best[(s["impl"], s["n"])] is s)))
+
+    impls = sorted({k[0] for k in best}, key=lambda i: (i != "ufl", i))  # ufl first
+    ns = sorted({k[1] for k in best})
+    lines = ["# ufl training-step scaling in n (r = n)", ""] + \
+            [f"- {h}" for h in header(gemm, machine)] + ["",
+             "| n | d | " + " | ".join(f"{i} ms/step (threads, variant)" for i in impls) +
+             " | ufl GFLOP/s | speed-up (torch/ufl) |",
+             "|---:|---:|" + "---:|" * len(impls) + "---:|---:|"]
+    for n in ns:
+        cells = []
+        for impl in impls:
+            s = best.get((impl, n))
+            cells.append(f"{fmt(s['ms_per_step'])} ({s['threads']}, {s['variant']})" if s else "—")
+        ufl, torch = best.get(("ufl", n)), best.get(("torch", n))
+        d = (ufl or torch)["d"]
+        ratio = times(torch["ms_per_step"] / ufl["ms_per_step"] if ufl and torch else None)
+        lines.append(f"| {n} | {d} | " + " | ".join(cells) +
+                     f" | {fmt(ufl['gflops']) if ufl else '—'} | {ratio} |")
+    lines += ["", "Each entry: the fastest thread count (and, for torch, homogeneous-coordinate "
+              "variant) measured at that n; batch 64, float32."]
+    text = "\n".join(lines) + "\n"
+    with open(md_path, "w") as out:
+        out.write(text)
+    print(text)
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        print("matplotlib is missing (apt-get install python3-matplotlib): no plot written")
+        return
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    styles = {"ufl": ("o-", "C0"), "torch": ("s-", "C1")}
+    for impl in impls:
+        xs = [n for n in ns if (impl, n) in best]
+        ys = [best[(impl, n)]["ms_per_step"] for n in xs]
+        marker, color = styles.get(impl, ("^-", "C2"))
+        ax.plot(xs, ys, marker, color=color, label=f"{impl} (best threads)")
+    anchor_impl = "ufl" if "ufl" in impls else impls[0]
+    xs = [n for n in ns if (anchor_impl, n) in best]
+    if xs:
+        n_ref = xs[-1]
+        t_ref = best[(anchor_impl, n_ref)]["ms_per_step"]
+        for power, style in ((2, ":"), (3, "--")):
+            ax.plot(xs, [t_ref * (n / n_ref) ** power for n in xs], style, color="gray",
+                    label={2: "∝ n²", 3: "∝ n³ (O(n²r), r = n)"}[power])
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ns))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FixedFormatter([str(n) for n in ns]))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel("n (positions; r = n)")
+    ax.set_ylabel("ms per training step (batch 64)")
+    ax.set_title("Training step: forward + backward + Adam")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    print(f"plot: {png_path}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "bench":
+        bench_report(*sys.argv[2:])
+    elif len(sys.argv) == 6 and sys.argv[1] == "scaling":
+        scaling_report(*sys.argv[2:])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,319 @@
+// ufl_step_bench: times one training step of the universal factorization layer (spec §2),
+// exactly as train::train_layer runs it:
+//   copy a minibatch into the tape's inputs, tape.forward(), tape.backward(loss), Adam step.
+// Prints one JSON line:
+//   {"impl":"ufl","n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,"gflops":..,
+//    "flops_per_step":..,...}
+// ms_per_step is the median over `repeats` timed runs of `steps` steps each (after warm-up).
+//
+// Only the public pieces of ufl are used (model::Parameters, model::initialize,
+// model::record_layer/plan_layer, Tape::forward/backward/value, train::Adam, data::generate),
+// so the benchmark keeps working when the tape's internals are rewritten.
+//
+// --dump DIR (with --steps K) instead runs K steps from a fixed start and writes raw little-endian
+// files that bench/torch_peer.py --compare DIR replays in PyTorch to check that both
+// implementations compute the same thing (see bench/README.md).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "data/dataset.hpp"
+#include "model/initialize.hpp"
+#include "model/layer.hpp"
+#include "model/parameters.hpp"
+#include "tape/tape.hpp"
+#include "train/adam.hpp"
+#include "train/schedule.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int n = 32, d = 16, r = 0, batch = 64, threads = 1;
+  int steps = 0;        // steps per timed repeat; 0 = choose so the repeats take ~`seconds`
+  int warmup = -1;      // warm-up steps; -1 = run for `warmup_seconds`
+  int repeats = 5;      // timed repeats (fewer when one step alone exceeds the budget)
+  double seconds = 1.5, warmup_seconds = 0.25;
+  int pool = 0;         // training samples to draw minibatches from; 0 = max(4·batch, 256)
+  int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
+  double lr = 1e-2, lr_final = 1e-4, ortho_weight = 0.01;
+  std::uint64_t seed = 1;
+  std::string dump;     // --dump DIR: write a replayable trace instead of timing
+};
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "ufl_step_bench: %s\n"
+               "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
+               "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
+               "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int k = 1; k < argc; ++k) {
+    const std::string key = argv[k];
+    if (key == "-h" || key == "--help") usage("help");
+    if (k + 1 >= argc) usage("missing value after " + key);
+    const std::string value = argv[++k];
+    try {
+      if (key == "--n") o.n = std::stoi(value);
+      else if (key == "--d") o.d = std::stoi(value);
+      else if (key == "--r") o.r = std::stoi(value);
+      else if (key == "--batch") o.batch = std::stoi(value);
+      else if (key == "--threads") o.threads = std::stoi(value);
+      else if (key == "--steps") o.steps = std::stoi(value);
+      else if (key == "--warmup") o.warmup = std::stoi(value);
+      else if (key == "--repeats") o.repeats = std::stoi(value);
+      else if (key == "--seconds") o.seconds = std::stod(value);
+      else if (key == "--pool") o.pool = std::stoi(value);
+      else if (key == "--seed") o.seed = std::stoull(value);
+      else if (key == "--dump") o.dump = value;
+      else usage("unknown option " + key);
+    } catch (const std::logic_error&) {
+      usage("bad value '" + value + "' for " + key);
+    }
+  }
+  if (o.r <= 0) o.r = o.n;
+  if (o.pool <= 0) o.pool = std::max(4 * o.batch, 256);
+  if (o.n < 2 || o.d < 1 || o.r < 1 || o.batch < 1 || o.threads < 1 || o.repeats < 1 ||
+      o.pool < o.batch)
+    usage("sizes must be positive (n >= 2, pool >= batch)");
+  return o;
+}
+
+// FLOPs of the matrix products ufl performs in one training step, 2·m·n·k per product of an
+// m×k by a k×n matrix, per sample (B samples per step). Elementwise work (softplus, sigmoid,
+// diag scaling, softmax, lerp, the squared errors, sums over the batch, Adam) is not counted.
+//
+// forward (spec §2; the one-hot part of X̃A is a row lookup, not a product):
+//   U     = X · A_content          [n×d]·[d×r]   2·n·d·r
+//   V     = X · B_content          [n×d]·[d×r]   2·n·d·r
+//   S     = (UΣ) · Vᵀ              [n×r]·[r×n]   2·n·n·r
+//   MX    = M · X                  [n×n]·[n×d]   2·n·n·d
+//   Y     = MX · W_v               [n×d]·[d×d]   2·n·d·d
+//   G_U   = Uᵀ · U                 [r×n]·[n×r]   2·r·r·n
+//   G_V   = Vᵀ · V                 [r×n]·[n×r]   2·r·r·n
+// backward (X and C are inputs without gradients, so no dX is formed):
+//   dMX   = dY · W_vᵀ              [n×d]·[d×d]   2·n·d·d
+//   dW_v  = MXᵀ · dY               [d×n]·[n×d]   2·d·d·n
+//   dM    = dMX · Xᵀ               [n×d]·[d×n]   2·n·n·d
+//   d(UΣ) = dS · V                 [n×n]·[n×r]   2·n·n·r
+//   dV    = dSᵀ · (UΣ)             [n×n]·[n×r]   2·n·n·r
+//   dU   += U · dG_Uᵀ and U · dG_U (both operands of UᵀU are U)   2 × 2·n·r·r
+//   dV   += V · dG_Vᵀ and V · dG_V                                 2 × 2·n·r·r
+//   dA_content = Xᵀ · dU           [d×n]·[n×r]   2·d·n·r
+//   dB_content = Xᵀ · dV           [d×n]·[n×r]   2·d·n·r
+// total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 12nr²  (r = n: 18n³ + 12n²d + 6nd²).
+double flops_per_step(long long n, long long d, long long r, long long batch) {
+  const long long forward = 2 * n * d * r + 2 * n * d * r + 2 * n * n * r + 2 * n * n * d +
+                            2 * n * d * d + 2 * r * r * n + 2 * r * r * n;
+  const long long backward = 2 * n * d * d + 2 * d * d * n + 2 * n * n * d + 2 * n * n * r +
+                             2 * n * n * r + 4 * n * r * r + 4 * n * r * r + 2 * d * n * r +
+                             2 * d * n * r;
+  return double(batch) * double(forward + backward);
+}
+
+// Minibatches as the trainer draws them: a shuffled order over the pool, reshuffled each epoch.
+class Sampler {
+ public:
+  Sampler(int size, std::uint64_t seed) : rng_(seed), order_(size) { reshuffle(); }
+  int next() {
+    if (position_ == order_.size()) reshuffle();
+    return order_[position_++];
+  }
+
+ private:
+  void reshuffle() {
+    std::iota(order_.begin(), order_.end(), 0);
+    std::shuffle(order_.begin(), order_.end(), rng_);
+    position_ = 0;
+  }
+  std::mt19937_64 rng_;
+  std::vector<int> order_;
+  std::size_t position_ = 0;
+};
+
+struct Bench {
+  Options options;
+  ufl::data::Dataset dataset;
+  ufl::model::Parameters<float> params;
+  ufl::Tape<float> tape;
+  ufl::model::LayerGraph<float> graph;
+  ufl::train::Adam adam;
+  Sampler sampler;
+  std::size_t sample_floats;
+  float *inputs = nullptr, *targets = nullptr;
+  int step_count = 0;
+  std::vector<int> used_indices;  // recorded only for --dump
+  bool record_indices = false;
+
+  static ufl::data::Dataset make_data(const Options& o) {
+    ufl::config::DatasetConfig spec;
+    spec.kind = "local";
+    spec.n = o.n;
+    spec.d = o.d;
+    spec.train_size = o.pool;
+    spec.test_size = 1;
+    return ufl::data::generate(spec, o.seed);
+  }
+
+  explicit Bench(const Options& o)
+      : options(o),
+        dataset(make_data(o)),
+        params(ufl::model::LayerShape{o.n, o.d, o.r}),
+        adam(0),
+        sampler(o.pool, o.seed + 1000),
+        sample_floats(static_cast<std::size_t>(o.n) * o.d) {
+    ufl::model::initialize(params, 1.0, o.seed);
+    graph = ufl::model::record_layer(tape, params, o.batch, o.ortho_weight, true);
+    ufl::model::plan_layer(tape, graph);
+    adam = ufl::train::Adam(params.values.size());
+    inputs = tape.value(graph.x).data;
+    targets = tape.value(graph.target).data;
+  }
+
+  // One training step, as in train_layer (without its logging, evaluation and divergence checks).
+  float step() {
+    const ufl::data::SampleSet& train = dataset.train;
+    for (int s = 0; s < options.batch; ++s) {
+      const int index = sampler.next();
+      if (record_indices) used_indices.push_back(index);
+      std::memcpy(inputs + s * sample_floats, train.input(index), sample_floats * sizeof(float));
+      std::memcpy(targets + s * sample_floats, train.target(index), sample_floats * sizeof(float));
+    }
+    tape.forward();
+    const float loss = tape.value(graph.loss).data[0];
+    tape.backward(graph.loss);
+    const double lr = ufl::train::cosine_learning_rate(step_count % options.schedule_steps,
+                                                       options.schedule_steps, options.lr,
+                                                       options.lr_final);
+    adam.step(params.values.data(), params.grads.data(), lr);
+    ++step_count;
+    return loss;
+  }
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <class T>
+void write_raw(const std::filesystem::path& path, const std::vector<T>& values) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) throw std::runtime_error("cannot write " + path.string());
+  const std::size_t written = std::fwrite(values.data(), sizeof(T), values.size(), file);
+  std::fclose(file);
+  if (written != values.size()) throw std::runtime_error("short write to " + path.string());
+}
+
+// Runs `steps` steps from the initial parameters and writes everything needed to replay them:
+// meta.json, params0.f32 (A, B, s, g, W_v row-major, in this order), inputs.f32 / targets.f32
+// (pool×n×d), indices.i32 (steps×batch), losses.f32 (loss of each step, before its update),
+// params_final.f32.
+int dump(const Options& o) {
+  const int steps = o.steps > 0 ? o.steps : 5;
+  Bench bench(o);
+  bench.record_indices = true;
+  const std::filesystem::path dir = o.dump;
+  std::filesystem::create_directories(dir);
+  write_raw(dir / "params0.f32", bench.params.values);
+  write_raw(dir / "inputs.f32", bench.dataset.train.inputs);
+  write_raw(dir / "targets.f32", bench.dataset.train.targets);
+  std::vector<float> losses;
+  for (int k = 0; k < steps; ++k) losses.push_back(bench.step());
+  write_raw(dir / "indices.i32", bench.used_indices);
+  write_raw(dir / "losses.f32", losses);
+  write_raw(dir / "params_final.f32", bench.params.values);
+  std::FILE* meta = std::fopen((dir / "meta.json").c_str(), "w");
+  if (meta == nullptr) throw std::runtime_error("cannot write meta.json");
+  std::fprintf(meta,
+               "{\"n\":%d,\"d\":%d,\"r\":%d,\"batch\":%d,\"pool\":%d,\"steps\":%d,"
+               "\"lr\":%g,\"lr_final\":%g,\"schedule_steps\":%d,\"ortho_weight\":%g}\n",
+               o.n, o.d, o.r, o.batch, o.pool, steps, o.lr, o.lr_final, o.schedule_steps,
+               o.ortho_weight);
+  std::fclose(meta);
+  std::printf("wrote %d steps to %s (first loss %.6f, last loss %.6f)\n", steps, o.dump.c_str(),
+              losses.front(), losses.back());
+  return 0;
+}
+
+int run(const Options& o) {
+  Bench bench(o);
+
+  // Warm-up: a fixed count, or until warmup_seconds have passed (at least one step).
+  const auto warm_start = Clock::now();
+  int warm_steps = 0;
+  if (o.warmup >= 0) {
+    for (; warm_steps < o.warmup; ++warm_steps) bench.step();
+  } else {
+    do {
+      bench.step();
+      ++warm_steps;
+    } while (seconds_since(warm_start) < o.warmup_seconds);
+  }
+  double estimate = warm_steps > 0 ? seconds_since(warm_start) / warm_steps : 0.0;
+  if (warm_steps == 0) {
+    const auto start = Clock::now();
+    bench.step();
+    estimate = seconds_since(start);
+  }
+
+  // Steps per repeat: given, or chosen so that all repeats together take about `seconds`.
+  int repeats = o.repeats, steps = o.steps;
+  if (steps <= 0) {
+    const double budget = o.seconds;
+    repeats = std::clamp(int(budget / std::max(estimate, 1e-9)), 1, o.repeats);
+    steps = std::max(1, int(budget / repeats / std::max(estimate, 1e-9) + 0.5));
+  }
+
+  std::vector<double> ms_per_step;
+  for (int k = 0; k < repeats; ++k) {
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) bench.step();
+    ms_per_step.push_back(seconds_since(start) * 1e3 / steps);
+  }
+  std::vector<double> sorted = ms_per_step;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 == 1
+                            ? sorted[sorted.size() / 2]
+                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double flops = flops_per_step(o.n, o.d, o.r, o.batch);
+  const float final_loss = bench.tape.value(bench.graph.loss).data[0];
+
+  std::printf(
+      "{\"impl\":\"ufl\",\"variant\":\"tape\",\"n\":%d,\"d\":%d,\"r\":%d,\"batch\":%d,"
+      "\"threads\":%d,\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
+      "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
+      o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(), sorted.back(),
+      flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse(argc, argv);
+  omp_set_num_threads(options.threads);
+  try {
+    return options.dump.empty() ? run(options) : dump(options);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ufl_step_bench: %s\n", error.what());
+    return 1;
+  }
+}

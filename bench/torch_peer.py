@@ -1,0 +1,382 @@
+#!/usr/bin/python3
+"""The PyTorch peer of ufl_step_bench: the same layer, loss, optimizer and minibatch step.
+
+The layer of spec section 2, float32, on the CPU:
+    U = X~ A,  V = X~ B            X~ = [X, one-hot positions, 1],  A, B: (d+n+1) x r
+    Sigma = softplus(s),  S = U diag(Sigma) V^T,  gamma = sigmoid(g)
+    M = (1 - gamma) S + gamma softmax_rows(S),  Y = M X W_v
+    loss = mean((Y - C)^2) + lambda * mean_batch(|U^T U - I|_F^2 + |V^T V - I|_F^2) / r^2
+torch.optim.Adam(lr=1e-2, betas=(0.9, 0.999), eps=1e-8) with the cosine schedule (LambdaLR).
+Each step copies a minibatch out of a pre-generated pool (X_pool[idx]), runs forward, backward,
+optimizer.step() and scheduler.step().
+
+X~ A is done two ways (--variant):
+  lookup  U = X @ A[:d] + A[d:d+n] + A[d+n]            (what ufl does)
+  concat  U = cat([X, I_n, 1], -1) @ A                  (the literal formula)
+Prints one JSON line per variant, like ufl_step_bench, with "impl":"torch".
+
+Other modes:
+  --gemm-peak      torch.mm GFLOP/s at 512^3 with --threads threads (which BLAS torch uses matters:
+                   Debian's torch calls whatever libblas.so.3 the alternatives system selects).
+  --check          compares the forward loss of both variants with a float64 NumPy
+                   re-implementation on a random instance, and their gradients with each other.
+  --compare DIR    replays a trace written by `ufl_step_bench --dump DIR` (same initial
+                   parameters, data and minibatches) and compares the loss at every step and the
+                   final parameters with ufl's.
+
+Run with /usr/bin/python3 (Debian's python3-torch); PyTorch is never a dependency of ufl.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=int, default=32)
+    p.add_argument("--d", type=int, default=16)
+    p.add_argument("--r", type=int, default=0, help="rank (default n)")
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--steps", type=int, default=0, help="steps per timed repeat; 0 = auto")
+    p.add_argument("--warmup", type=int, default=-1, help="warm-up steps; -1 = auto (0.25 s)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=1.5, help="time budget of the timed repeats")
+    p.add_argument("--pool", type=int, default=0, help="samples in the pool (default max(4B, 256))")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--variant", choices=["lookup", "concat", "both"], default="both")
+    p.add_argument("--schedule-steps", type=int, default=6000)
+    p.add_argument("--gemm-peak", action="store_true")
+    p.add_argument("--gemm-size", type=int, default=512)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--compare", metavar="DIR")
+    a = p.parse_args()
+    if a.r <= 0:
+        a.r = a.n
+    if a.pool <= 0:
+        a.pool = max(4 * a.batch, 256)
+    return a
+
+
+ARGS = parse_args()
+# Thread counts of the BLAS torch calls must be fixed before torch loads it (OpenBLAS reads its
+# environment once); torch.set_num_threads below covers torch's own OpenMP pool.
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+    os.environ[var] = str(ARGS.threads)
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError as error:
+    sys.exit(
+        f"torch_peer.py: cannot import {error.name} with {sys.executable}.\n"
+        "Install Debian's PyTorch and run this script with /usr/bin/python3:\n"
+        "    apt-get install python3-torch python3-numpy")
+
+torch.set_num_threads(ARGS.threads)
+try:
+    torch.set_num_interop_threads(1)
+except RuntimeError:
+    pass  # already set (only possible before any parallel work)
+
+LR, LR_FINAL, ORTHO_WEIGHT, NOISE = 1e-2, 1e-4, 0.01, 0.5
+
+
+def blas_library():
+    """The BLAS shared library torch has loaded (Debian: chosen by update-alternatives)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.lower() and "/" in line}
+    except OSError:
+        return "unknown"
+    return ",".join(sorted(os.path.realpath(p) for p in paths)) or "none"
+
+
+def cosine_lr(step, total):
+    return LR_FINAL + (LR - LR_FINAL) * (1 + math.cos(math.pi * step / total)) / 2
+
+
+# ---------------------------------------------------------------------------- data and layer
+
+def local_data(pool, n, d, gen, kernel_width=5):
+    """The `local` dataset of spec section 1: Gaussian-bump-filtered white noise, X = C + 0.5 E."""
+    half = kernel_width // 2
+    t = torch.arange(-half, half + 1, dtype=torch.float64)
+    taps = torch.exp(-t * t / (2 * (kernel_width / 4) ** 2))
+    taps = taps / taps.norm()
+    white = torch.randn(pool, n + 2 * half, d, generator=gen, dtype=torch.float64)
+    clean = sum(taps[k] * white[:, k:k + n, :] for k in range(2 * half + 1))
+    noisy = clean + NOISE * torch.randn(pool, n, d, generator=gen, dtype=torch.float64)
+    return noisy.float().contiguous(), clean.float().contiguous()
+
+
+def init_params(n, d, r, gen):
+    """Spec section 2: position rows N(0, 1/n), content rows N(0, 1/(n d)), bias 0, s = g = 0,
+    W_v = I."""
+    h = d + n + 1
+    params = {}
+    for name in ("A", "B"):
+        m = torch.zeros(h, r)
+        m[:d] = torch.randn(d, r, generator=gen) / math.sqrt(n * d)
+        m[d:d + n] = torch.randn(n, r, generator=gen) / math.sqrt(n)
+        params[name] = m
+    params["s"] = torch.zeros(r)
+    params["g"] = torch.zeros(())
+    params["W_v"] = torch.eye(d)
+    return {k: v.requires_grad_() for k, v in params.items()}
+
+
+class Layer:
+    def __init__(self, n, d, r, variant):
+        self.n, self.d, self.r, self.variant = n, d, r, variant
+        self.eye_n = torch.eye(n)
+        self.eye_r = torch.eye(r)
+
+    def project(self, x, a):
+        n, d = self.n, self.d
+        if self.variant == "lookup":
+            return x @ a[:d] + a[d:d + n] + a[d + n]
+        batch = x.shape[0]
+        x_tilde = torch.cat([x, self.eye_n.expand(batch, n, n), x.new_ones(batch, n, 1)], dim=-1)
+        return x_tilde @ a
+
+    def loss(self, p, x, c):
+        u = self.project(x, p["A"])
+        v = self.project(x, p["B"])
+        sigma = F.softplus(p["s"])
+        gamma = torch.sigmoid(p["g"])
+        s = (u * sigma) @ v.transpose(-1, -2)
+        m = (1 - gamma) * s + gamma * torch.softmax(s, dim=-1)
+        y = (m @ x) @ p["W_v"]
+        mse = ((y - c) ** 2).mean()
+        ortho = ((u.transpose(-1, -2) @ u - self.eye_r) ** 2).mean() + \
+                ((v.transpose(-1, -2) @ v - self.eye_r) ** 2).mean()
+        return mse + ORTHO_WEIGHT * ortho
+
+    def flops_per_step(self, batch):
+        """Matrix-product FLOPs per step, counted as in step_bench.cpp (elementwise work not
+        counted). concat adds the products with the one-hot and ones columns of X~."""
+        n, d, r = self.n, self.d, self.r
+        total = 8 * n * d * r + 6 * n * n * r + 4 * n * n * d + 6 * n * d * d + 12 * n * r * r
+        if self.variant == "concat":
+            total += 8 * n * (n + 1) * r  # U, V forward and dA, dB backward over n+1 extra columns
+        return float(batch * total)
+
+
+class Trainer:
+    """One training step: minibatch copy, forward, backward, Adam step, schedule step."""
+
+    def __init__(self, layer, params, x_pool, c_pool, batch, schedule_steps, seed):
+        self.layer, self.params = layer, params
+        self.x_pool, self.c_pool, self.batch = x_pool, c_pool, batch
+        self.optimizer = torch.optim.Adam(params.values(), lr=LR, betas=(0.9, 0.999), eps=1e-8)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda t: cosine_lr(t % schedule_steps, schedule_steps) / LR)
+        self.gen = torch.Generator().manual_seed(seed + 1000)
+        self.order, self.position = [], 0
+        self.last_loss = float("nan")
+
+    def next_indices(self):
+        idx = []
+        while len(idx) < self.batch:
+            if self.position == len(self.order):
+                self.order = torch.randperm(self.x_pool.shape[0], generator=self.gen).tolist()
+                self.position = 0
+            take = min(self.batch - len(idx), len(self.order) - self.position)
+            idx += self.order[self.position:self.position + take]
+            self.position += take
+        return torch.tensor(idx)
+
+    def step(self, idx=None):
+        if idx is None:
+            idx = self.next_indices()
+        x, c = self.x_pool[idx], self.c_pool[idx]
+        self.optimizer.zero_grad()
+        loss = self.layer.loss(self.params, x, c)
+        loss.backward()
+        self.optimizer.step()
+        self.scheduler.step()
+        self.last_loss = loss.item()
+        return self.last_loss
+
+
+# ---------------------------------------------------------------------------------- timing
+
+def time_steps(step, args):
+    """Warm-up, then `repeats` timed runs of `steps` steps; returns (median, min, max ms/step,
+    steps, repeats, warm-up steps). With --steps 0 the steps per repeat are chosen so that all
+    repeats take about --seconds (fewer repeats when one step alone is longer)."""
+    start = time.perf_counter()
+    warm = 0
+    if args.warmup >= 0:
+        for _ in range(args.warmup):
+            step()
+        warm = args.warmup
+    else:
+        while True:
+            step()
+            warm += 1
+            if time.perf_counter() - start >= 0.25:
+                break
+    if warm > 0:
+        estimate = (time.perf_counter() - start) / warm
+    else:
+        t0 = time.perf_counter()
+        step()
+        estimate = time.perf_counter() - t0
+    repeats, steps = args.repeats, args.steps
+    if steps <= 0:
+        repeats = max(1, min(args.repeats, int(args.seconds / max(estimate, 1e-9))))
+        steps = max(1, int(args.seconds / repeats / max(estimate, 1e-9) + 0.5))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        times.append((time.perf_counter() - t0) * 1e3 / steps)
+    times.sort()
+    k = len(times)
+    median = times[k // 2] if k % 2 else 0.5 * (times[k // 2 - 1] + times[k // 2])
+    return median, times[0], times[-1], steps, repeats, warm
+
+
+def bench(args):
+    gen = torch.Generator().manual_seed(args.seed)
+    x_pool, c_pool = local_data(args.pool, args.n, args.d, gen)
+    variants = ["lookup", "concat"] if args.variant == "both" else [args.variant]
+    blas = blas_library()
+    for variant in variants:
+        layer = Layer(args.n, args.d, args.r, variant)
+        params = init_params(args.n, args.d, args.r, torch.Generator().manual_seed(args.seed))
+        trainer = Trainer(layer, params, x_pool, c_pool, args.batch, args.schedule_steps, args.seed)
+        median, fastest, slowest, steps, repeats, warm = time_steps(trainer.step, args)
+        flops = layer.flops_per_step(args.batch)
+        print(json.dumps({
+            "impl": "torch", "variant": variant, "n": args.n, "d": args.d, "r": args.r,
+            "batch": args.batch, "threads": args.threads, "ms_per_step": round(median, 6),
+            "ms_min": round(fastest, 6), "ms_max": round(slowest, 6),
+            "gflops": round(flops / (median * 1e-3) / 1e9, 6), "flops_per_step": flops,
+            "steps": steps, "repeats": repeats, "warmup": warm,
+            "loss": round(trainer.last_loss, 6), "torch": torch.__version__, "blas": blas,
+        }), flush=True)
+
+
+def gemm_peak(args):
+    size = args.gemm_size
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    c = a @ b
+    t0 = time.perf_counter()
+    c = a @ b
+    reps = max(1, int(0.5 / max(time.perf_counter() - t0, 1e-9)))
+    best = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            torch.mm(a, b, out=c)
+        best = max(best, reps * 2.0 * size ** 3 / (time.perf_counter() - t0) / 1e9)
+    print(json.dumps({"impl": "torch", "threads": args.threads, "size": size,
+                      "gflops": round(best, 4), "torch": torch.__version__,
+                      "blas": blas_library()}))
+
+
+# ----------------------------------------------------------------------------- validation
+
+def numpy_loss(p, x, c):
+    """Float64 NumPy re-implementation of the loss straight from the formulas (explicit X~)."""
+    batch, n, d = x.shape
+    r = p["A"].shape[1]
+    x_tilde = np.concatenate([x, np.broadcast_to(np.eye(n), (batch, n, n)), np.ones((batch, n, 1))],
+                             axis=-1)
+    u, v = x_tilde @ p["A"], x_tilde @ p["B"]
+    sigma = np.log1p(np.exp(p["s"]))
+    gamma = 1 / (1 + np.exp(-p["g"]))
+    s = u @ np.diag(sigma) @ np.swapaxes(v, -1, -2)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    m = (1 - gamma) * s + gamma * e / e.sum(axis=-1, keepdims=True)
+    y = m @ x @ p["W_v"]
+    mse = np.mean((y - c) ** 2)
+    ortho = sum(np.mean([np.sum((f[b].T @ f[b] - np.eye(r)) ** 2) for b in range(batch)]) / r ** 2
+                for f in (u, v))
+    return mse + ORTHO_WEIGHT * ortho
+
+
+def check():
+    gen = torch.Generator().manual_seed(7)
+    ok = True
+    for n, d, r, batch in [(7, 3, 5, 4), (12, 4, 12, 3), (32, 16, 32, 8)]:
+        x, c = local_data(batch, n, d, gen)
+        base = init_params(n, d, r, gen)
+        with torch.no_grad():  # move away from the symmetric start: bias rows, s, g, W_v too
+            for t in base.values():
+                t.add_(0.3 * torch.randn(t.shape, generator=gen))
+        reference = numpy_loss({k: v.detach().double().numpy() for k, v in base.items()},
+                               x.double().numpy(), c.double().numpy())
+        grads = {}
+        for variant in ("lookup", "concat"):
+            params = {k: v.detach().clone().requires_grad_() for k, v in base.items()}
+            loss = Layer(n, d, r, variant).loss(params, x, c)
+            loss.backward()
+            grads[variant] = {k: v.grad for k, v in params.items()}
+            rel = abs(loss.item() - reference) / abs(reference)
+            ok &= rel < 1e-5
+            print(f"n={n:3d} d={d:2d} r={r:3d} B={batch}: {variant:6s} loss {loss.item():.7f}  "
+                  f"numpy(float64) {reference:.7f}  rel.diff {rel:.1e}")
+        worst = max(((grads["lookup"][k] - grads["concat"][k]).abs().max() /
+                     grads["concat"][k].abs().max().clamp_min(1e-30)).item() for k in base)
+        ok &= worst < 1e-4
+        print(f"    gradients lookup vs concat: max rel.diff {worst:.1e}")
+    print("check passed" if ok else "CHECK FAILED")
+    return 0 if ok else 1
+
+
+def compare(directory):
+    meta = json.load(open(os.path.join(directory, "meta.json")))
+    n, d, r, batch, pool, steps = (meta[k] for k in ("n", "d", "r", "batch", "pool", "steps"))
+    load = lambda name, dtype: np.fromfile(os.path.join(directory, name), dtype=dtype)
+    x_pool = torch.from_numpy(load("inputs.f32", "<f4").reshape(pool, n, d))
+    c_pool = torch.from_numpy(load("targets.f32", "<f4").reshape(pool, n, d))
+    indices = torch.from_numpy(load("indices.i32", "<i4").astype(np.int64).reshape(steps, batch))
+    ufl_losses = load("losses.f32", "<f4")
+    shapes = [("A", (d + n + 1, r)), ("B", (d + n + 1, r)), ("s", (r,)), ("g", ()), ("W_v", (d, d))]
+
+    def unflatten(flat):
+        out, offset = {}, 0
+        for name, shape in shapes:
+            size = int(np.prod(shape)) if shape else 1
+            out[name] = torch.from_numpy(flat[offset:offset + size].copy()).reshape(shape)
+            offset += size
+        assert offset == flat.size, "parameter layout does not match (A, B, s, g, W_v)"
+        return out
+
+    start = unflatten(load("params0.f32", "<f4"))
+    final = unflatten(load("params_final.f32", "<f4"))
+    ok = True
+    for variant in ("lookup", "concat"):
+        params = {k: v.clone().requires_grad_() for k, v in start.items()}
+        trainer = Trainer(Layer(n, d, r, variant), params, x_pool, c_pool, batch,
+                          meta["schedule_steps"], 0)
+        losses = [trainer.step(indices[k]) for k in range(steps)]
+        loss_diff = max(abs(a - b) / abs(b) for a, b in zip(losses, ufl_losses))
+        param_diff = max(((params[k].detach() - final[k]).abs().max() /
+                          final[k].abs().max().clamp_min(1e-30)).item() for k in final)
+        print(f"{variant:6s}: loss step 1 torch {losses[0]:.6f} ufl {ufl_losses[0]:.6f}; "
+              f"step {steps} torch {losses[-1]:.6f} ufl {ufl_losses[-1]:.6f}; "
+              f"max rel.diff losses {loss_diff:.1e}, final parameters {param_diff:.1e}")
+        ok &= loss_diff < 1e-4 and param_diff < 1e-3
+    print("ufl and torch agree" if ok else "ufl and torch DISAGREE")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if ARGS.check:
+        sys.exit(check())
+    if ARGS.compare:
+        sys.exit(compare(ARGS.compare))
+    if ARGS.gemm_peak:
+        gemm_peak(ARGS)
+    else:
+        bench(ARGS)
