@@ -53,10 +53,11 @@ for target in "${targets[@]}"; do
         "$log" | head -n 200 >&2
     grep -qE 'terminate called|runtime error:|ERROR: |ufl fuzz invariant failed' "$log" ||
       tail -n 60 "$log" >&2
-    for input in $(grep -oE "Test unit written to [^ ]+" "$log" | sed 's/Test unit written to //'); do
-      echo "!! input $input (base64):" >&2
-      base64 "$input" >&2
-    done
+    grep -oE "Test unit written to [^ ]+" "$log" | sed 's/Test unit written to //' |
+      while read -r input; do
+        echo "!! input $input (base64):" >&2
+        base64 "$input" >&2
+      done
   fi
 done
 

@@ -8,7 +8,7 @@ packages=(cmake g++ make git
 # The PyTorch peer of bench/ only; OpenBLAS so that torch does not fall back to the reference BLAS.
 if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch libopenblas0-pthread); fi
 # The libFuzzer targets of fuzz/ (CI, scripts/fuzz.sh) need clang and its runtime.
-if [ "${UFL_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
+if [ "${UFL_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev libomp-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

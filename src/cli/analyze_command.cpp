@@ -8,6 +8,7 @@
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "io/atomic_file.hpp"
+#include "io/io_error.hpp"
 #include "results/run_writer.hpp"
 
 namespace ufl::cli {
@@ -32,7 +33,11 @@ int run_analyze(const AnalyzeArguments& arguments) {
             : data::load_dataset(arguments.data_dir, config.dataset, config.seed);
     model::Parameters<float> params(
         model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
-    results::read_parameters(run, params);
+    try {
+      results::read_parameters(run, params);
+    } catch (const io::IoError& error) {
+      throw BadInput(error.what());  // a damaged run folder is input the user must fix
+    }
     analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
     // Training status comes from the manifest, as `ufl train` wrote it.
     const auto manifest =

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
       ->add_option("--threads,-j", train.threads,
                    "OpenMP threads (default: OMP_NUM_THREADS or all cores); results are "
                    "bit-identical at any count")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 4096));
   train_command->add_option(
       "--data", train.data_dir,
       "Train on a dataset folder written by 'ufl generate' instead of generating in memory");
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   analyze_command->add_flag("--quiet,-q", analyze.quiet, "Only warnings and errors");
   int analyze_threads = 0;
   analyze_command->add_option("--threads,-j", analyze_threads, "OpenMP threads")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 4096));
 
   CollectArguments collect;
   auto* collect_command = app.add_subcommand(

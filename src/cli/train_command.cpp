@@ -94,7 +94,11 @@ ResumePoint read_resume_point(const fs::path& run, const TrainArguments& argumen
                    run.string());
   }
   point.data_dir = manifest.value("data_dir", std::string());
-  point.state = train::read_checkpoint(checkpoint);
+  try {
+    point.state = train::read_checkpoint(checkpoint);
+  } catch (const io::IoError& error) {
+    throw BadInput(error.what());  // a damaged checkpoint is input the user must replace
+  }
   return point;
 }
 

@@ -266,7 +266,9 @@ Config build(const std::string& source, const json& document) {
       data.freqs.clear();
       for (const json& f : *value) data.freqs.push_back(to_int(source, "dataset.freqs", f));
     }
-    const std::string window = "frequencies f with 1 ≤ f < n/2 = " + std::to_string(data.n / 2.0);
+    const std::string half =
+        data.n % 2 == 0 ? std::to_string(data.n / 2) : std::to_string(data.n / 2) + ".5";
+    const std::string window = "frequencies f with 1 ≤ f < n/2 = " + half;
     if (data.freqs.empty())
       out_of_range(source, "dataset.freqs", "a non-empty list of " + window, json::array());
     std::set<int> seen;
