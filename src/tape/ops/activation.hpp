@@ -2,7 +2,7 @@
 // softplus (Σ = diag(softplus(s)) ≥ 0, spec §2) and sigmoid (the gate γ = sigmoid(g)).
 #include <cmath>
 
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

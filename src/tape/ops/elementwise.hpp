@@ -1,7 +1,7 @@
 #pragma once
 // Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², and lerp(a, b, t) =
 // a + t(b − a) with a shared scalar t (the gate of spec §2: M = (1−γ)S + γ·softmax(S)).
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Batched matrix product C = op(A)·op(B), op = identity or transpose, each operand per-sample
 // or shared by the batch (a parameter).
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

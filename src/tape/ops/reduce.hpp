@@ -1,7 +1,7 @@
 #pragma once
 // sum and mean of a whole batched tensor to one scalar (the MSE and the orthogonality
 // penalty of spec §2). Per-sample partial sums, then a sum over samples in fixed order.
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Per-sample transpose, out_b = A_bᵀ.
-#include "tape/ops/grad_sink.hpp"
+#include "tape/ops/broadcast.hpp"
 
 namespace ufl {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Shared helpers of the op builders.
+// The batch an op over per-sample and shared operands produces (used by the op builders).
 #include <algorithm>
 #include <memory>
 #include <string>
