@@ -144,7 +144,12 @@ TrainResult train_layer(const config::Config& config, const data::Dataset& datas
   const double seconds_now = std::chrono::duration<double>(Clock::now() - start).count();
   result.seconds = seconds_before + seconds_now;
   result.steps_per_second = (result.steps_done - first_step + 1) / std::max(seconds_now, 1e-9);
-  if (result.status != TrainStatus::kDiverged) result.final_test_mse = evaluator.mse(dataset.test);
+  if (result.status != TrainStatus::kDiverged) {
+    // The last step already evaluated the test set unless training stopped early.
+    const bool evaluated = !result.curve.empty() && result.curve.back().step == result.steps_done &&
+                           !std::isnan(result.curve.back().test_mse);
+    result.final_test_mse = evaluated ? result.curve.back().test_mse : evaluator.mse(dataset.test);
+  }
   if (result.status == TrainStatus::kInterrupted) {
     TrainingState& state = result.state;
     state.steps_done = result.steps_done;
