@@ -3,6 +3,7 @@
 //   U = X̃A, V = X̃B, Σ = diag(softplus(s)), S = UΣVᵀ,
 //   M = (1−γ)·S + γ·softmax_rows(S), γ = sigmoid(g),   Y = M X W_v,
 // and its loss mean((Y−C)²) + λ_orth·mean_batch(‖UᵀU−I‖²_F + ‖VᵀV−I‖²_F)/r².
+#include "model/fused_layer_loss.hpp"
 #include "model/parameters.hpp"
 #include "tape/ops.hpp"
 
@@ -14,12 +15,19 @@ struct LayerGraph {
   Var A, B, s, g, W_v;              // parameters
   Var U, V, sigma, gamma, S, M, Y;  // activations
   Var mse, orthogonality, loss;     // invalid when recorded without the loss
+  Var per_sample_loss;              // [B, 1, 2] (mse_b, ortho_b) of the fused kernel
 };
+
+// How the layer with its loss is put on the tape: one op per step of the formula (the
+// reference, and the only way that exposes U, V, S, M and Y), or one fused op per sample that
+// computes the same loss and gradients much faster (model/fused_layer_loss.hpp). Without the
+// loss the layer is always recorded op by op.
+enum class LayerKernels { kFused, kComposite };
 
 // Records the layer for `batch` samples. With `with_loss`, also the target input and the loss.
 template <class T>
 LayerGraph<T> record_layer(Tape<T>& tape, Parameters<T>& params, int batch, double ortho_weight,
-                           bool with_loss) {
+                           bool with_loss, LayerKernels kernels = LayerKernels::kFused) {
   const LayerShape& shape = params.shape;
   LayerGraph<T> graph;
   auto parameter = [&](int index) {
@@ -33,6 +41,17 @@ LayerGraph<T> record_layer(Tape<T>& tape, Parameters<T>& params, int batch, doub
   graph.g = parameter(Parameters<T>::kG);
   graph.W_v = parameter(Parameters<T>::kWv);
   graph.x = tape.input(Shape{batch, shape.n, shape.d}, "X");
+  if (with_loss && kernels == LayerKernels::kFused) {
+    graph.target = tape.input(Shape{batch, shape.n, shape.d}, "C");
+    graph.sigma = softplus(tape, graph.s, "Sigma");
+    graph.gamma = sigmoid(tape, graph.g, "gamma");
+    graph.per_sample_loss = fused_layer_loss(tape, graph.x, graph.target, graph.A, graph.B,
+                                             graph.sigma, graph.gamma, graph.W_v);
+    graph.mse = column_mean(tape, graph.per_sample_loss, 0, "mse");
+    graph.orthogonality = column_mean(tape, graph.per_sample_loss, 1, "orthogonality");
+    graph.loss = add(tape, graph.mse, scale(tape, graph.orthogonality, ortho_weight), "loss");
+    return graph;
+  }
 
   graph.U = homogeneous_project(tape, graph.x, graph.A, "U");
   graph.V = homogeneous_project(tape, graph.x, graph.B, "V");

@@ -59,4 +59,43 @@ Var mean(Tape<T>& tape, Var a, std::string name = "mean") {
   return tape.record(std::move(op), Shape{1, 1, 1}, std::move(name));
 }
 
+// mean over samples of column `column` of a [B, 1, k] tensor: one scalar per sample (a fused
+// op's per-sample loss terms) averaged in sample order.
+template <class T>
+struct ColumnMeanOp : Op<T> {
+  int column = 0;
+
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    return tape.shape(this->inputs[0]).batch;
+  }
+  void forward_sample(Tape<T>& tape, int s) override {
+    const auto a = tape.value(this->inputs[0]);
+    this->scratch[s] = a.sample(s)[column];
+    if (a.shape.batch == 1) tape.value(this->output).data[0] = this->scratch[0];
+  }
+  void finish_forward(Tape<T>& tape) override {
+    const int batch = tape.shape(this->inputs[0]).batch;
+    T total = T(0);
+    for (int s = 0; s < batch; ++s) total += this->scratch[s];
+    tape.value(this->output).data[0] = total / static_cast<T>(batch);
+  }
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* da = this->sinks[0].begin_sample(s);
+    if (da == nullptr) return;
+    da[column] +=
+        tape.grad(this->output).data[0] / static_cast<T>(tape.shape(this->inputs[0]).batch);
+  }
+};
+
+template <class T>
+Var column_mean(Tape<T>& tape, Var a, int column, std::string name = "column_mean") {
+  const Shape& sa = tape.shape(a);
+  if (sa.rows != 1 || column < 0 || column >= sa.cols)
+    throw std::logic_error(name + ": needs a [B, 1, k] tensor and 0 ≤ column < k, got " + sa.str());
+  auto op = std::make_unique<ColumnMeanOp<T>>();
+  op->inputs = {a};
+  op->column = column;
+  return tape.record(std::move(op), Shape{1, 1, 1}, std::move(name));
+}
+
 }  // namespace ufl

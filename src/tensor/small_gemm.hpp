@@ -1,0 +1,146 @@
+#pragma once
+// C (+)= α·op(A)·B for the small row-major matrices of one sample (n, r ≤ a few hundred), where
+// a general GEMM spends more time packing its operands than multiplying them. B is read in
+// place, row by row: C's rows are built as sums of B's rows scaled by entries of A, a block of
+// kRows rows × kWidth columns of C at a time in registers (the loops have constant trip counts
+// so the compiler unrolls and vectorizes them). op(A) = A or Aᵀ; a product with Bᵀ is done by
+// transposing B first (small_gemm_nt).
+//
+// The summation order over the inner dimension is fixed (k = 0, 1, …), so results do not
+// depend on threads, only on the sizes.
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+
+namespace ufl {
+
+namespace detail {
+
+// Rows [i0, i0+kRows) × columns [j0, j0 + kVectors·(kBytes/sizeof(T))) of C, with the sums in
+// kRows·kVectors SIMD registers (GCC/Clang vector extensions: 64 bytes is one AVX-512 register,
+// split into smaller ones by the compiler on machines without it).
+template <class T, int kRows, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
+inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_t inner,
+                             const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
+                             std::ptrdiff_t ldc, T alpha) {
+  typedef T Vector __attribute__((vector_size(kBytes)));
+  // The same vector at any element-aligned address (unaligned loads and stores, may alias T).
+  typedef T Unaligned __attribute__((vector_size(kBytes), aligned(sizeof(T)), __may_alias__));
+  constexpr int kLanes = kBytes / sizeof(T);
+  Vector sum[kRows][kVectors];
+  for (int r = 0; r < kRows; ++r)
+    for (int v = 0; v < kVectors; ++v) sum[r][v] = Vector{} * T(0);
+  for (std::ptrdiff_t k = 0; k < inner; ++k) {
+    const T* b_row = b + k * ldb + j0;
+    Vector b_vectors[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      b_vectors[v] = *reinterpret_cast<const Unaligned*>(b_row + v * kLanes);
+    for (int r = 0; r < kRows; ++r) {
+      const T a_value = kTransposeA ? a[k * lda + i0 + r] : a[(i0 + r) * lda + k];
+      for (int v = 0; v < kVectors; ++v) sum[r][v] += a_value * b_vectors[v];
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    T* c_row = c + (i0 + r) * ldc + j0;
+    for (int v = 0; v < kVectors; ++v) {
+      Unaligned* target = reinterpret_cast<Unaligned*>(c_row + v * kLanes);
+      if constexpr (kAccumulate)
+        *target += alpha * sum[r][v];
+      else
+        *target = alpha * sum[r][v];
+    }
+  }
+}
+
+// All rows of C for one column block.
+template <class T, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
+inline void small_gemm_columns(std::ptrdiff_t rows, std::ptrdiff_t j0, std::ptrdiff_t inner,
+                               const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb,
+                               T* c, std::ptrdiff_t ldc, T alpha) {
+  constexpr int kRows = 8;
+  std::ptrdiff_t i = 0;
+  for (; i + kRows <= rows; i += kRows)
+    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda,
+                                                                           b, ldb, c, ldc, alpha);
+  for (; i < rows; ++i)
+    small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b,
+                                                                       ldb, c, ldc, alpha);
+}
+
+template <class T, bool kTransposeA, bool kAccumulate>
+void small_gemm_impl(std::ptrdiff_t rows, std::ptrdiff_t cols, std::ptrdiff_t inner, const T* a,
+                     std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c, std::ptrdiff_t ldc,
+                     T alpha) {
+  // Column blocks of two 64-byte vectors, then one, then 32 bytes, then single columns.
+  constexpr std::ptrdiff_t kWide = 64 / sizeof(T), kNarrow = 32 / sizeof(T);
+  std::ptrdiff_t j = 0;
+  for (; j + 2 * kWide <= cols; j += 2 * kWide)
+    small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
+                                                           alpha);
+  if (j + kWide <= cols) {
+    small_gemm_columns<T, 1, 64, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
+                                                           alpha);
+    j += kWide;
+  }
+  if (j + kNarrow <= cols) {
+    small_gemm_columns<T, 1, 32, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
+                                                           alpha);
+    j += kNarrow;
+  }
+  for (; j < cols; ++j)
+    for (std::ptrdiff_t i = 0; i < rows; ++i) {
+      T sum = T(0);
+      for (std::ptrdiff_t k = 0; k < inner; ++k)
+        sum += (kTransposeA ? a[k * lda + i] : a[i * lda + k]) * b[k * ldb + j];
+      if constexpr (kAccumulate)
+        c[i * ldc + j] += alpha * sum;
+      else
+        c[i * ldc + j] = alpha * sum;
+    }
+}
+
+}  // namespace detail
+
+// C = α·op(A)·B (accumulate = false) or C += α·op(A)·B. C is rows×cols, B is inner×cols;
+// A is rows×inner, or inner×rows when transpose_a. Strides are row strides in elements.
+template <class T>
+void small_gemm(bool transpose_a, bool accumulate, std::ptrdiff_t rows, std::ptrdiff_t cols,
+                std::ptrdiff_t inner, const T* a, std::ptrdiff_t lda, const T* b,
+                std::ptrdiff_t ldb, T* c, std::ptrdiff_t ldc, T alpha = T(1)) {
+  if (transpose_a) {
+    if (accumulate)
+      detail::small_gemm_impl<T, true, true>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+    else
+      detail::small_gemm_impl<T, true, false>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+  } else {
+    if (accumulate)
+      detail::small_gemm_impl<T, false, true>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+    else
+      detail::small_gemm_impl<T, false, false>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+  }
+}
+
+template <class... Matrices>
+constexpr bool all_row_major = (std::decay_t<Matrices>::IsRowMajor && ...);
+
+// The same on row-major Eigen matrices, maps or blocks of them:
+//   multiply(c, a, b)         c = α·a·b        multiply(c, a, b, true)        c += α·a·b
+//   multiply_at(c, a, b)      c = α·aᵀ·b       multiply_at(c, a, b, true)     c += α·aᵀ·b
+template <class C, class A, class B, class T = typename std::decay_t<C>::Scalar>
+void multiply(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = T(1)) {
+  static_assert(all_row_major<C, A, B>, "multiply: operands must be row-major");
+  if (a.rows() != c.rows() || b.cols() != c.cols() || a.cols() != b.rows())
+    throw std::logic_error("multiply: shapes do not fit");
+  small_gemm<T>(false, accumulate, c.rows(), c.cols(), a.cols(), a.data(), a.outerStride(),
+                b.data(), b.outerStride(), c.data(), c.outerStride(), alpha);
+}
+template <class C, class A, class B, class T = typename std::decay_t<C>::Scalar>
+void multiply_at(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = T(1)) {
+  static_assert(all_row_major<C, A, B>, "multiply_at: operands must be row-major");
+  if (a.cols() != c.rows() || b.cols() != c.cols() || a.rows() != b.rows())
+    throw std::logic_error("multiply_at: shapes do not fit");
+  small_gemm<T>(true, accumulate, c.rows(), c.cols(), a.rows(), a.data(), a.outerStride(), b.data(),
+                b.outerStride(), c.data(), c.outerStride(), alpha);
+}
+
+}  // namespace ufl

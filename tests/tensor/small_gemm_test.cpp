@@ -1,0 +1,101 @@
+// The small-matrix product against Eigen's product and a hand-computed case, for every path
+// of the kernel: column blocks of two vectors, one, half a vector and single columns; row
+// blocks of 8 and single rows; Aᵀ or A; overwrite or accumulate; float and double.
+#include "tensor/small_gemm.hpp"
+
+#include <doctest/doctest.h>
+
+#include <Eigen/Core>
+
+#include "data/rng.hpp"
+#include "tensor/tensor.hpp"
+
+using namespace ufl;
+
+namespace {
+
+template <class T>
+RowMatrix<T> random_matrix(int rows, int cols, data::Rng& rng) {
+  RowMatrix<T> m(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) m(i, j) = static_cast<T>(rng.normal());
+  return m;
+}
+
+// Largest |kernel − Eigen| over the entries, relative to the largest |entry| of the result.
+template <class T>
+double product_error(int rows, int cols, int inner, bool transpose_a, bool accumulate,
+                     std::uint64_t seed) {
+  data::Rng rng(seed, data::Stream::kMonteCarlo);
+  const RowMatrix<T> a =
+      transpose_a ? random_matrix<T>(inner, rows, rng) : random_matrix<T>(rows, inner, rng);
+  const RowMatrix<T> b = random_matrix<T>(inner, cols, rng);
+  const RowMatrix<T> before = random_matrix<T>(rows, cols, rng);
+  const T alpha = T(0.75);
+  RowMatrix<T> expected =
+      alpha * (transpose_a ? RowMatrix<T>(a.transpose() * b) : RowMatrix<T>(a * b));
+  if (accumulate) expected += before;
+  RowMatrix<T> got = before;
+  if (transpose_a)
+    multiply_at(got, a, b, accumulate, alpha);
+  else
+    multiply(got, a, b, accumulate, alpha);
+  return (got - expected).cwiseAbs().maxCoeff() / expected.cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
+TEST_CASE("a 2×3 by 3×2 product, by hand") {
+  RowMatrix<double> a(2, 3), b(3, 2), c(2, 2);
+  a << 1, 2, 3, 4, 5, 6;
+  b << 7, 8, 9, 10, 11, 12;
+  multiply(c, a, b);
+  CHECK(c(0, 0) == 58);
+  CHECK(c(0, 1) == 64);
+  CHECK(c(1, 0) == 139);
+  CHECK(c(1, 1) == 154);
+  multiply_at(c, b.topRows(2), a.leftCols(2), true, 2.0);  // c += 2·(b's top 2×2)ᵀ·(a's left 2×2)
+  CHECK(c(0, 0) == 58 + 2 * (7 * 1 + 9 * 4));
+  CHECK(c(1, 1) == 154 + 2 * (8 * 2 + 10 * 5));
+}
+
+TEST_CASE("every block path matches Eigen in double and float") {
+  // cols: 2 vectors (32 floats), 1 vector (16), half (8), single columns (3), and mixes.
+  const int shapes[][3] = {{32, 32, 32}, {32, 16, 32}, {9, 8, 5},   {7, 3, 11},   {33, 59, 17},
+                           {1, 1, 1},    {64, 8, 64},  {17, 41, 2}, {128, 8, 128}};
+  std::uint64_t seed = 1;
+  for (const auto& shape : shapes)
+    for (bool transpose_a : {false, true})
+      for (bool accumulate : {false, true}) {
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        CAPTURE(shape[2]);
+        CAPTURE(transpose_a);
+        CAPTURE(accumulate);
+        CHECK(product_error<double>(shape[0], shape[1], shape[2], transpose_a, accumulate, seed) <=
+              1e-14);
+        CHECK(product_error<float>(shape[0], shape[1], shape[2], transpose_a, accumulate, seed) <=
+              1e-5);
+        ++seed;
+      }
+}
+
+TEST_CASE("strided operands: blocks of larger matrices") {
+  data::Rng rng(5, data::Stream::kMonteCarlo);
+  const RowMatrix<double> big_a = random_matrix<double>(20, 30, rng);
+  const RowMatrix<double> big_b = random_matrix<double>(25, 40, rng);
+  RowMatrix<double> big_c = RowMatrix<double>::Zero(30, 50);
+  multiply(big_c.block(3, 4, 10, 17), big_a.block(2, 5, 10, 12), big_b.block(1, 6, 12, 17));
+  const RowMatrix<double> expected = big_a.block(2, 5, 10, 12) * big_b.block(1, 6, 12, 17);
+  CHECK((big_c.block(3, 4, 10, 17) - expected).cwiseAbs().maxCoeff() <= 1e-13);
+  // Nothing outside the target block was written.
+  CHECK(big_c.block(0, 0, 3, 50).cwiseAbs().maxCoeff() == 0);
+  CHECK(big_c.block(13, 0, 17, 50).cwiseAbs().maxCoeff() == 0);
+  CHECK(big_c.block(3, 21, 10, 29).cwiseAbs().maxCoeff() == 0);
+}
+
+TEST_CASE("mismatched shapes are a logic error") {
+  RowMatrix<double> a(2, 3), b(4, 2), c(2, 2);
+  CHECK_THROWS_AS(multiply(c, a, b), std::logic_error);
+  CHECK_THROWS_AS(multiply_at(c, a, b), std::logic_error);
+}
