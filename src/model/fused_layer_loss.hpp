@@ -130,10 +130,15 @@ void fused_layer_loss_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, const T
   u_sigma.array() = keep.U.array().rowwise() * sigma_row;
   multiply(d_u, d_m, keep.V);
   multiply_at(d_v, d_m, u_sigma);
-  if (dsigma != nullptr)
-    Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>>(dsigma, r) +=
-        (d_u.array() * keep.U.array()).colwise().sum();
-  d_u.array().rowwise() *= sigma_row;
+  // Row by row, so each step is one contiguous vector operation (column sums of a row-major
+  // matrix written as .colwise().sum() walk it column by column).
+  for (Eigen::Index i = 0; i < n; ++i) {
+    T* d_u_row = d_u.data() + i * r;
+    const T* u_row = keep.U.data() + i * r;
+    if (dsigma != nullptr)
+      for (Eigen::Index k = 0; k < r; ++k) dsigma[k] += d_u_row[k] * u_row[k];
+    for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] *= sigma[k];
+  }
   // ortho_b: ∂‖UᵀU − I‖²/∂U = 4U(UᵀU − I), over r².
   const T ortho_scale = T(4) * weight_ortho / T(r * r);
   multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
@@ -144,7 +149,9 @@ void fused_layer_loss_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, const T
     MatrixMap<T> grad(d_weights, d + n + 1, r);
     multiply_at(grad.topRows(d), x, d_factor, true);
     grad.middleRows(d, n) += d_factor;
-    grad.row(d + n) += d_factor.colwise().sum();
+    T* bias = grad.data() + (d + n) * r;
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index k = 0; k < r; ++k) bias[k] += d_factor(i, k);
   };
   project_backward(d_u, da);
   project_backward(d_v, db);
@@ -155,32 +162,36 @@ template <class T>
 struct FusedLayerLossOp : Op<T> {
   FusedLayout layout{};
 
+  // Each sample's activations, then one set of temporaries per sample group: a group's
+  // samples run one after another on one thread, so they reuse it while it is in cache.
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return std::size_t(tape.shape(this->inputs[0]).batch) *
-           (layout.forward_size() + layout.backward_size());
+    return std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(tape.group_count()) * layout.backward_size();
   }
-  T* sample_memory(int b) const {
-    return this->scratch + std::size_t(b) * (layout.forward_size() + layout.backward_size());
+  T* activations(int b) const { return this->scratch + std::size_t(b) * layout.forward_size(); }
+  T* temporaries(const Tape<T>& tape, int b) const {
+    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(b / tape.group_size()) * layout.backward_size();
   }
   void forward_sample(Tape<T>& tape, int b) override {
-    FusedSample<T> keep = fused_sample(sample_memory(b), layout);
+    FusedSample<T> keep = fused_sample(activations(b), layout);
     fused_layer_loss_forward<T>(
         tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(b),
         tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).view(0),
         tape.value(this->inputs[4]).data, tape.value(this->inputs[5]).data[0],
-        tape.value(this->inputs[6]).view(0), keep, sample_memory(b) + layout.forward_size(),
+        tape.value(this->inputs[6]).view(0), keep, temporaries(tape, b),
         tape.value(this->output).sample(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    FusedSample<T> keep = fused_sample(sample_memory(b), layout);
+    FusedSample<T> keep = fused_sample(activations(b), layout);
     const T* d_out = tape.grad(this->output).sample(b);
     fused_layer_loss_backward<T>(
         tape.value(this->inputs[0]).view(b), tape.value(this->inputs[2]).view(0),
         tape.value(this->inputs[4]).data, tape.value(this->inputs[5]).data[0],
-        tape.value(this->inputs[6]).view(0), keep, d_out[0], d_out[1],
-        sample_memory(b) + layout.forward_size(), this->sinks[2].begin_sample(b),
-        this->sinks[3].begin_sample(b), this->sinks[4].begin_sample(b),
-        this->sinks[5].begin_sample(b), this->sinks[6].begin_sample(b));
+        tape.value(this->inputs[6]).view(0), keep, d_out[0], d_out[1], temporaries(tape, b),
+        this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b),
+        this->sinks[4].begin_sample(b), this->sinks[5].begin_sample(b),
+        this->sinks[6].begin_sample(b));
   }
 };
 

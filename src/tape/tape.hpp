@@ -5,11 +5,13 @@
 // memory is allocated per step.
 //
 // The batch is the unit of parallel work: forward() and backward() each run every sample's ops
-// on one thread, in one parallel loop over the batch. Ops on shared tensors only (the prelude,
-// e.g. Σ = softplus(s)) run once before that loop; batch reductions (the loss) are finished
-// after it (the epilogue). Gradients of shared operands are written per sample into scratch and
-// summed over the samples in the fixed order 0..B−1, so results are bit-identical at any thread
-// count. Each op has forward and backward kernels side by side in tape/ops/.
+// on one thread, in one parallel loop. The loop is over fixed groups of consecutive samples (at
+// most kMaxSampleGroups of them, whatever the thread count); a group's samples run in order on
+// one thread. Ops on shared tensors only (the prelude, e.g. Σ = softplus(s)) run once before
+// that loop; batch reductions (the loss) are finished after it (the epilogue). Gradients of
+// shared operands are accumulated per group, in sample order, into scratch and then summed over
+// the groups in fixed order, so results are bit-identical at any thread count. Each op has
+// forward and backward kernels side by side in tape/ops/.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -27,23 +29,28 @@ struct Var {
   bool valid() const { return id >= 0; }
 };
 
-// Where an op's backward writes sample b's gradient for one input: the input's own gradient
-// when it is per-sample, or a per-sample slice of scratch when the input is shared by the batch
-// (then finish() sums the slices in sample order).
+// At most this many groups of samples per parallel loop: enough to keep 16 threads busy, few
+// enough that the per-group gradient slots of shared parameters stay small and cache-resident.
+inline constexpr int kMaxSampleGroups = 16;
+
+// Where an op's backward adds sample b's gradient for one input: the input's own gradient when
+// it is per-sample, or the slot of b's sample group in scratch when the input is shared by the
+// batch (the slot is cleared at the group's first sample; finish() sums the slots in order).
 template <class T>
 struct GradSink {
   T* grad = nullptr;     // nullptr when the input needs no gradient
-  T* scratch = nullptr;  // per-sample slices for a shared input
+  T* scratch = nullptr;  // per-group slots for a shared input
   std::size_t sample_size = 0;
-  int batch = 1;
+  int batch = 1;       // samples of a per-sample input; groups for a shared one
+  int group_size = 1;  // samples per group
 
   bool active() const { return grad != nullptr; }
   T* begin_sample(int b) const {
     if (grad == nullptr) return nullptr;
     if (scratch == nullptr)
       return grad + (batch == 1 ? 0 : static_cast<std::size_t>(b) * sample_size);
-    T* slot = scratch + static_cast<std::size_t>(b) * sample_size;
-    std::fill(slot, slot + sample_size, T(0));
+    T* slot = scratch + static_cast<std::size_t>(b / group_size) * sample_size;
+    if (b % group_size == 0) std::fill(slot, slot + sample_size, T(0));
     return slot;
   }
   void finish() const {
@@ -123,7 +130,7 @@ class Tape {
       scratch_offset[k] = reserve(op.extra_scratch_elements(*this));
       for (Var in : op.inputs)
         sink_offset[k].push_back(
-            summed_over_batch(in, op) ? reserve(batch_ * shape(in).sample_size()) : 0);
+            summed_over_batch(in, op) ? reserve(groups_ * shape(in).sample_size()) : 0);
     }
     arena_.assign(total + 16, T(0));
     T* base = aligned_base();
@@ -145,7 +152,8 @@ class Tape {
           sink.batch = in.shape.batch;
           if (summed_over_batch(op.inputs[i], op)) {
             sink.scratch = base + sink_offset[k][i];
-            sink.batch = batch_;
+            sink.batch = groups_;
+            sink.group_size = group_size_;
           }
         }
         op.sinks.push_back(sink);
@@ -161,7 +169,7 @@ class Tape {
     require_planned();
     for (Op<T>* op : prelude_) op->forward_sample(*this, 0);
     if (!sample_ops_.empty()) {
-      for_each_sample(batch_, [&](int b) {
+      for_each_group([&](int b) {
         for (Op<T>* op : sample_ops_) op->forward_sample(*this, b);
       });
       for (Op<T>* op : sample_ops_) op->finish_forward(*this);
@@ -182,7 +190,7 @@ class Tape {
     for (auto it = epilogue_.rbegin(); it != epilogue_.rend(); ++it)
       if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
     if (!sample_ops_.empty()) {
-      for_each_sample(batch_, [&](int b) {
+      for_each_group([&](int b) {
         // Each sample clears its own gradient slices, while they are about to be used.
         for (const GradBuffer& buffer : per_sample_grads_) {
           T* slice = buffer.data + static_cast<std::size_t>(b) * buffer.sample_size;
@@ -205,6 +213,10 @@ class Tape {
   bool needs_grad(Var v) const { return nodes_.at(v.id).needs_grad; }
   const std::string& name(Var v) const { return nodes_.at(v.id).name; }
   std::size_t arena_bytes() const { return arena_.size() * sizeof(T); }
+  // The fixed sample groups of the parallel loop (set by plan()): sample b is in group
+  // b / group_size(). Ops may keep per-group temporaries, reused by the group's samples.
+  int group_size() const { return group_size_; }
+  int group_count() const { return groups_; }
   std::size_t op_count() const { return ops_.size(); }
 
  private:
@@ -269,6 +281,17 @@ class Tape {
         prelude_.push_back(op.get());
       }
     }
+    group_size_ = (batch_ + kMaxSampleGroups - 1) / kMaxSampleGroups;
+    groups_ = (batch_ + group_size_ - 1) / group_size_;
+  }
+
+  // body(b) for every sample: groups in parallel, each group's samples in order.
+  template <class Body>
+  void for_each_group(Body&& body) {
+    for_each_sample(groups_, [&](int group) {
+      const int end = std::min(batch_, (group + 1) * group_size_);
+      for (int b = group * group_size_; b < end; ++b) body(b);
+    });
   }
 
   void require_planned() const {
@@ -284,7 +307,7 @@ class Tape {
   std::vector<Op<T>*> prelude_, sample_ops_, epilogue_;
   std::vector<GradBuffer> per_sample_grads_, shared_grads_;
   std::vector<T> arena_;
-  int batch_ = 1;
+  int batch_ = 1, group_size_ = 1, groups_ = 1;
   bool planned_ = false;
 };
 
