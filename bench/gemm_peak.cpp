@@ -37,11 +37,16 @@ int main(int argc, char** argv) {
     if (k + 1 >= argc) usage("missing value after " + key);
     const std::string value = argv[++k];
     try {
-      if (key == "--threads") threads = std::stoi(value);
-      else if (key == "--size") size = std::stoi(value);
-      else if (key == "--seconds") seconds = std::stod(value);
-      else if (key == "--trials") trials = std::stoi(value);
-      else usage("unknown option " + key);
+      if (key == "--threads")
+        threads = std::stoi(value);
+      else if (key == "--size")
+        size = std::stoi(value);
+      else if (key == "--seconds")
+        seconds = std::stod(value);
+      else if (key == "--trials")
+        trials = std::stoi(value);
+      else
+        usage("unknown option " + key);
     } catch (const std::logic_error&) {
       usage("bad value '" + value + "' for " + key);
     }

@@ -43,24 +43,25 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   int n = 32, d = 16, r = 0, batch = 64, threads = 1;
-  int steps = 0;        // steps per timed repeat; 0 = choose so the repeats take ~`seconds`
-  int warmup = -1;      // warm-up steps; -1 = run for `warmup_seconds`
-  int repeats = 5;      // timed repeats (fewer when one step alone exceeds the budget)
+  int steps = 0;    // steps per timed repeat; 0 = choose so the repeats take ~`seconds`
+  int warmup = -1;  // warm-up steps; -1 = run for `warmup_seconds`
+  int repeats = 5;  // timed repeats (fewer when one step alone exceeds the budget)
   double seconds = 1.5, warmup_seconds = 0.25;
-  int pool = 0;         // training samples to draw minibatches from; 0 = max(4·batch, 256)
+  int pool = 0;               // training samples to draw minibatches from; 0 = max(4·batch, 256)
   int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
   double lr = 1e-2, lr_final = 1e-4, ortho_weight = 0.01;
   std::uint64_t seed = 1;
-  std::string dump;     // --dump DIR: write a replayable trace instead of timing
+  std::string dump;  // --dump DIR: write a replayable trace instead of timing
 };
 
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "ufl_step_bench: %s\n"
-               "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
-               "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
-               "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n",
-               problem.c_str());
+  std::fprintf(
+      stderr,
+      "ufl_step_bench: %s\n"
+      "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
+      "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
+      "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n",
+      problem.c_str());
   std::exit(2);
 }
 
@@ -72,19 +73,32 @@ Options parse(int argc, char** argv) {
     if (k + 1 >= argc) usage("missing value after " + key);
     const std::string value = argv[++k];
     try {
-      if (key == "--n") o.n = std::stoi(value);
-      else if (key == "--d") o.d = std::stoi(value);
-      else if (key == "--r") o.r = std::stoi(value);
-      else if (key == "--batch") o.batch = std::stoi(value);
-      else if (key == "--threads") o.threads = std::stoi(value);
-      else if (key == "--steps") o.steps = std::stoi(value);
-      else if (key == "--warmup") o.warmup = std::stoi(value);
-      else if (key == "--repeats") o.repeats = std::stoi(value);
-      else if (key == "--seconds") o.seconds = std::stod(value);
-      else if (key == "--pool") o.pool = std::stoi(value);
-      else if (key == "--seed") o.seed = std::stoull(value);
-      else if (key == "--dump") o.dump = value;
-      else usage("unknown option " + key);
+      if (key == "--n")
+        o.n = std::stoi(value);
+      else if (key == "--d")
+        o.d = std::stoi(value);
+      else if (key == "--r")
+        o.r = std::stoi(value);
+      else if (key == "--batch")
+        o.batch = std::stoi(value);
+      else if (key == "--threads")
+        o.threads = std::stoi(value);
+      else if (key == "--steps")
+        o.steps = std::stoi(value);
+      else if (key == "--warmup")
+        o.warmup = std::stoi(value);
+      else if (key == "--repeats")
+        o.repeats = std::stoi(value);
+      else if (key == "--seconds")
+        o.seconds = std::stod(value);
+      else if (key == "--pool")
+        o.pool = std::stoi(value);
+      else if (key == "--seed")
+        o.seed = std::stoull(value);
+      else if (key == "--dump")
+        o.dump = value;
+      else
+        usage("unknown option " + key);
     } catch (const std::logic_error&) {
       usage("bad value '" + value + "' for " + key);
     }
@@ -115,16 +129,18 @@ Options parse(int argc, char** argv) {
 //   dM    = dMX · Xᵀ               [n×d]·[d×n]   2·n·n·d
 //   d(UΣ) = dS · V                 [n×n]·[n×r]   2·n·n·r
 //   dV    = dSᵀ · (UΣ)             [n×n]·[n×r]   2·n·n·r
-//   dU   += U · dG_Uᵀ and U · dG_U (both operands of UᵀU are U)   2 × 2·n·r·r
-//   dV   += V · dG_Vᵀ and V · dG_V                                 2 × 2·n·r·r
+//   dU   += c · U · (UᵀU − I)      [n×r]·[r×r]   2·n·r·r   (one product: UᵀU − I is symmetric)
+//   dV   += c · V · (VᵀV − I)      [n×r]·[r×r]   2·n·r·r
 //   dA_content = Xᵀ · dU           [d×n]·[n×r]   2·d·n·r
 //   dB_content = Xᵀ · dV           [d×n]·[n×r]   2·d·n·r
-// total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 12nr²  (r = n: 18n³ + 12n²d + 6nd²).
+// total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 8nr²  (r = n: 14n³ + 12n²d + 6nd²). This is
+// what the fused kernel (model/fused_layer_loss.hpp) multiplies; torch's autograd forms the
+// gradient of each Gram operand separately (12nr²), and torch_peer.py counts that.
 double flops_per_step(long long n, long long d, long long r, long long batch) {
   const long long forward = 2 * n * d * r + 2 * n * d * r + 2 * n * n * r + 2 * n * n * d +
                             2 * n * d * d + 2 * r * r * n + 2 * r * r * n;
   const long long backward = 2 * n * d * d + 2 * d * d * n + 2 * n * n * d + 2 * n * n * r +
-                             2 * n * n * r + 4 * n * r * r + 4 * n * r * r + 2 * d * n * r +
+                             2 * n * n * r + 2 * n * r * r + 2 * n * r * r + 2 * d * n * r +
                              2 * d * n * r;
   return double(batch) * double(forward + backward);
 }
@@ -200,9 +216,8 @@ struct Bench {
     tape.forward();
     const float loss = tape.value(graph.loss).data[0];
     tape.backward(graph.loss);
-    const double lr = ufl::train::cosine_learning_rate(step_count % options.schedule_steps,
-                                                       options.schedule_steps, options.lr,
-                                                       options.lr_final);
+    const double lr = ufl::train::cosine_learning_rate(
+        step_count % options.schedule_steps, options.schedule_steps, options.lr, options.lr_final);
     adam.step(params.values.data(), params.grads.data(), lr);
     ++step_count;
     return loss;

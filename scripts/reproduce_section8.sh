@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces Section 8 with one command, from any directory: builds ufl, trains the four
 # configs of configs/section8/ with seeds 1-5, collects the runs and writes the table and
-# figures. About 2 minutes of wall time on 2 cores (20 runs of ~12 s, one thread each).
+# figures. About 50 s of wall time on 2 cores (20 runs of ~4.3 s, two at a time, one thread each).
 #
 #   scripts/reproduce_section8.sh
 #

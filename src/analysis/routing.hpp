@@ -1,8 +1,7 @@
 #pragma once
 // Routing accuracy of spec §4 (global dataset): does each token attend most to its partner?
-#include <cstdint>
-
 #include <Eigen/Dense>
+#include <cstdint>
 
 namespace ufl::analysis {
 

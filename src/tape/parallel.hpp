@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <utility>
 
-
 namespace ufl {
 
 // Below this many elements a loop runs on one thread: waking threads would cost more than the

@@ -20,8 +20,8 @@ namespace detail {
 // kRows·kVectors SIMD registers (GCC/Clang vector extensions: 64 bytes is one AVX-512 register,
 // split into smaller ones by the compiler on machines without it).
 template <class T, int kRows, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
-inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_t inner,
-                             const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
+inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_t inner, const T* a,
+                             std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
                              std::ptrdiff_t ldc, T alpha) {
   typedef T Vector __attribute__((vector_size(kBytes)));
   // The same vector at any element-aligned address (unaligned loads and stores, may alias T).
@@ -55,16 +55,16 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_
 // All rows of C for one column block.
 template <class T, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
 inline void small_gemm_columns(std::ptrdiff_t rows, std::ptrdiff_t j0, std::ptrdiff_t inner,
-                               const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb,
-                               T* c, std::ptrdiff_t ldc, T alpha) {
+                               const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
+                               std::ptrdiff_t ldc, T alpha) {
   constexpr int kRows = 8;
   std::ptrdiff_t i = 0;
   for (; i + kRows <= rows; i += kRows)
-    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda,
-                                                                           b, ldb, c, ldc, alpha);
+    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b,
+                                                                           ldb, c, ldc, alpha);
   for (; i < rows; ++i)
-    small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b,
-                                                                       ldb, c, ldc, alpha);
+    small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b, ldb,
+                                                                       c, ldc, alpha);
 }
 
 template <class T, bool kTransposeA, bool kAccumulate>

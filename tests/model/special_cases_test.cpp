@@ -1,13 +1,14 @@
 // The seed's claim, as a test: with hand-set parameters the layer computes exactly attention,
 // a convolution, a Fourier projection and a truncated SVD (seed 000 §3-5, spec §2). Each is
 // checked against the operator computed directly, not through the layer's own formula.
+#include "model/special_cases.hpp"
+
 #include <doctest/doctest.h>
 
 #include <complex>
 #include <numbers>
 
 #include "layer_runner.hpp"
-#include "model/special_cases.hpp"
 
 using namespace ufl;
 using namespace ufl::model;

@@ -1,6 +1,7 @@
 // softplus and sigmoid: values, stability at large |x|, gradients.
-#include "gradient_check.hpp"
 #include "tape/ops/activation.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

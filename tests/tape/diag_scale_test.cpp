@@ -1,6 +1,7 @@
 // Diagonal scaling A·diag(σ), σ shared or per sample.
-#include "gradient_check.hpp"
 #include "tape/ops/diag_scale.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

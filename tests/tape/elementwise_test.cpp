@@ -1,6 +1,7 @@
 // add, sub, mul (with a shared operand), scale, square and lerp.
-#include "gradient_check.hpp"
 #include "tape/ops/elementwise.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

@@ -1,6 +1,7 @@
 // X̃A with homogeneous coordinates [x; one-hot position; 1] (seed 003, spec §2).
-#include "gradient_check.hpp"
 #include "tape/ops/homogeneous_project.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

@@ -1,6 +1,7 @@
 // matmul: C = op(A)·op(B), per-sample and shared operands, every transpose combination.
-#include "gradient_check.hpp"
 #include "tape/ops/matmul.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

@@ -1,6 +1,7 @@
 // sum and mean over a whole batch.
-#include "gradient_check.hpp"
 #include "tape/ops/reduce.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

@@ -1,6 +1,7 @@
 // Row softmax: rows sum to one, invariance to a row shift, large logits, gradients.
-#include "gradient_check.hpp"
 #include "tape/ops/softmax.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;

@@ -1,6 +1,7 @@
 // Per-sample transpose.
-#include "gradient_check.hpp"
 #include "tape/ops/transpose.hpp"
+
+#include "gradient_check.hpp"
 
 using namespace ufl;
 using ufl::testing::Checked;
