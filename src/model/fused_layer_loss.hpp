@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include "tape/ops/broadcast.hpp"
+#include "tape/ops/homogeneous_project.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace ufl::model {
@@ -51,15 +52,6 @@ FusedSample<T> fused_sample(T* memory, const FusedLayout& l) {
                         take(l.n, l.d), take(l.n, l.d), take(l.r, l.r), take(l.r, l.r)};
 }
 
-// U = X·A_content + A_position + 1·a_biasᵀ: the one-hot part of X̃ is a row lookup (spec §2).
-template <class T>
-void project_homogeneous(ConstMatrixMap<T> x, ConstMatrixMap<T> a, MatrixMap<T> out) {
-  const Eigen::Index n = x.rows(), d = x.cols();
-  multiply(out, x, a.topRows(d));
-  out += a.middleRows(d, n);
-  out.rowwise() += a.row(d + n);
-}
-
 // Forward of one sample; returns (mse_b, ortho_b) and keeps the activations in `keep`.
 template <class T>
 void fused_layer_loss_forward(ConstMatrixMap<T> x, ConstMatrixMap<T> target, ConstMatrixMap<T> a,
@@ -67,8 +59,8 @@ void fused_layer_loss_forward(ConstMatrixMap<T> x, ConstMatrixMap<T> target, Con
                               FusedSample<T>& keep, T* temporaries, T* out) {
   const Eigen::Index n = x.rows(), d = x.cols(), r = a.cols();
   const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
-  project_homogeneous<T>(x, a, keep.U);
-  project_homogeneous<T>(x, b, keep.V);
+  homogeneous_project_forward<T>(x, a, keep.U);
+  homogeneous_project_forward<T>(x, b, keep.V);
   // UΣ, M and Vᵀ live in the backward temporaries, which are free during forward.
   MatrixMap<T> u_sigma(temporaries, n, r), mixer(temporaries + n * r, n, n);
   MatrixMap<T> v_transposed(temporaries + n * r + n * n, r, n);
@@ -143,18 +135,10 @@ void fused_layer_loss_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, const T
   const T ortho_scale = T(4) * weight_ortho / T(r * r);
   multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
   multiply(d_v, keep.V, keep.gram_V, true, ortho_scale);
-  // U = X·A_content + A_position + 1·a_biasᵀ, likewise V with B.
-  auto project_backward = [&](const MatrixMap<T>& d_factor, T* d_weights) {
-    if (d_weights == nullptr) return;
-    MatrixMap<T> grad(d_weights, d + n + 1, r);
-    multiply_at(grad.topRows(d), x, d_factor, true);
-    grad.middleRows(d, n) += d_factor;
-    T* bias = grad.data() + (d + n) * r;
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index k = 0; k < r; ++k) bias[k] += d_factor(i, k);
-  };
-  project_backward(d_u, da);
-  project_backward(d_v, db);
+  // U = X·A_content + A_position + 1·a_biasᵀ, likewise V with B (without dX, A only gives the
+  // shapes, which B shares).
+  homogeneous_project_backward<T>(x, a, ConstMatrixMap<T>(d_u.data(), n, r), nullptr, da);
+  homogeneous_project_backward<T>(x, a, ConstMatrixMap<T>(d_v.data(), n, r), nullptr, db);
 }
 
 // inputs: X, C [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1]; W_v [1, d, d].

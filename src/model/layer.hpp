@@ -41,40 +41,37 @@ LayerGraph<T> record_layer(Tape<T>& tape, Parameters<T>& params, int batch, doub
   graph.g = parameter(Parameters<T>::kG);
   graph.W_v = parameter(Parameters<T>::kWv);
   graph.x = tape.input(Shape{batch, shape.n, shape.d}, "X");
+  graph.sigma = softplus(tape, graph.s, "Sigma");
+  graph.gamma = sigmoid(tape, graph.g, "gamma");
+  if (with_loss) graph.target = tape.input(Shape{batch, shape.n, shape.d}, "C");
+
   if (with_loss && kernels == LayerKernels::kFused) {
-    graph.target = tape.input(Shape{batch, shape.n, shape.d}, "C");
-    graph.sigma = softplus(tape, graph.s, "Sigma");
-    graph.gamma = sigmoid(tape, graph.g, "gamma");
     graph.per_sample_loss = fused_layer_loss(tape, graph.x, graph.target, graph.A, graph.B,
                                              graph.sigma, graph.gamma, graph.W_v);
     graph.mse = column_mean(tape, graph.per_sample_loss, 0, "mse");
     graph.orthogonality = column_mean(tape, graph.per_sample_loss, 1, "orthogonality");
-    graph.loss = add(tape, graph.mse, scale(tape, graph.orthogonality, ortho_weight), "loss");
-    return graph;
+  } else {
+    graph.U = homogeneous_project(tape, graph.x, graph.A, "U");
+    graph.V = homogeneous_project(tape, graph.x, graph.B, "V");
+    const Var u_sigma = diag_scale(tape, graph.U, graph.sigma, "U_Sigma");
+    graph.S = matmul(tape, u_sigma, graph.V, false, true, "S");
+    const Var attention = softmax_rows(tape, graph.S, "softmax_S");
+    graph.M = lerp(tape, graph.S, attention, graph.gamma, "M");
+    const Var mixed = matmul(tape, graph.M, graph.x, false, false, "MX");
+    graph.Y = matmul(tape, mixed, graph.W_v, false, false, "Y");
+    if (!with_loss) return graph;
+
+    graph.identity = tape.constant(Shape{1, shape.r, shape.r}, "I");
+    graph.mse = mean(tape, square(tape, sub(tape, graph.Y, graph.target)), "mse");
+    // mean over B·r² elements of (UᵀU−I)² is mean_batch(‖UᵀU−I‖²_F)/r².
+    auto gram_deviation = [&](Var factor, const char* name) {
+      const Var gram = matmul(tape, factor, factor, true, false, std::string(name) + "_gram");
+      return mean(tape, square(tape, sub(tape, gram, graph.identity)),
+                  std::string(name) + "_ortho");
+    };
+    graph.orthogonality =
+        add(tape, gram_deviation(graph.U, "U"), gram_deviation(graph.V, "V"), "orthogonality");
   }
-
-  graph.U = homogeneous_project(tape, graph.x, graph.A, "U");
-  graph.V = homogeneous_project(tape, graph.x, graph.B, "V");
-  graph.sigma = softplus(tape, graph.s, "Sigma");
-  graph.gamma = sigmoid(tape, graph.g, "gamma");
-  const Var u_sigma = diag_scale(tape, graph.U, graph.sigma, "U_Sigma");
-  graph.S = matmul(tape, u_sigma, graph.V, false, true, "S");
-  const Var attention = softmax_rows(tape, graph.S, "softmax_S");
-  graph.M = lerp(tape, graph.S, attention, graph.gamma, "M");
-  const Var mixed = matmul(tape, graph.M, graph.x, false, false, "MX");
-  graph.Y = matmul(tape, mixed, graph.W_v, false, false, "Y");
-  if (!with_loss) return graph;
-
-  graph.target = tape.input(Shape{batch, shape.n, shape.d}, "C");
-  graph.identity = tape.constant(Shape{1, shape.r, shape.r}, "I");
-  graph.mse = mean(tape, square(tape, sub(tape, graph.Y, graph.target)), "mse");
-  // mean over B·r² elements of (UᵀU−I)² is mean_batch(‖UᵀU−I‖²_F)/r².
-  auto gram_deviation = [&](Var factor, const char* name) {
-    const Var gram = matmul(tape, factor, factor, true, false, std::string(name) + "_gram");
-    return mean(tape, square(tape, sub(tape, gram, graph.identity)), std::string(name) + "_ortho");
-  };
-  graph.orthogonality =
-      add(tape, gram_deviation(graph.U, "U"), gram_deviation(graph.V, "V"), "orthogonality");
   graph.loss = add(tape, graph.mse, scale(tape, graph.orthogonality, ortho_weight), "loss");
   return graph;
 }

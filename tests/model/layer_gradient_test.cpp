@@ -11,6 +11,19 @@ using namespace ufl::model;
 
 namespace {
 
+// Records the layer with its loss on `tape`, plans it, and fills X and C with standard normals.
+LayerGraph<double> record_with_random_inputs(Tape<double>& tape, Parameters<double>& params,
+                                             int batch, double ortho_weight, LayerKernels kernels,
+                                             data::Rng& rng) {
+  auto graph = record_layer(tape, params, batch, ortho_weight, true, kernels);
+  plan_layer(tape, graph);
+  for (Var input : {graph.x, graph.target}) {
+    auto tensor = tape.value(input);
+    for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = rng.normal();
+  }
+  return graph;
+}
+
 double layer_gradient_error(LayerShape shape, int batch, double gate_logit, std::uint64_t seed,
                             LayerKernels kernels) {
   Parameters<double> params(shape);
@@ -18,12 +31,7 @@ double layer_gradient_error(LayerShape shape, int batch, double gate_logit, std:
   for (double& value : params.values) value = 0.5 * rng.normal();
   params.value(Parameters<double>::kG)[0] = gate_logit;
   Tape<double> tape;
-  auto graph = record_layer(tape, params, batch, 0.3, true, kernels);
-  plan_layer(tape, graph);
-  for (Var input : {graph.x, graph.target}) {
-    auto tensor = tape.value(input);
-    for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = rng.normal();
-  }
+  const auto graph = record_with_random_inputs(tape, params, batch, 0.3, kernels, rng);
   tape.forward();
   tape.backward(graph.loss);
   const std::vector<double> analytic = params.grads;
@@ -68,12 +76,7 @@ TEST_CASE("the fused kernel gives the composite graph's loss terms and gradients
     data::Rng rng(11, data::Stream::kMonteCarlo);
     for (double& value : params.values) value = 0.4 * rng.normal();
     Tape<double> tape;
-    auto graph = record_layer(tape, params, batch, 0.7, true, kernels);
-    plan_layer(tape, graph);
-    for (Var input : {graph.x, graph.target}) {
-      auto tensor = tape.value(input);
-      for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = rng.normal();
-    }
+    const auto graph = record_with_random_inputs(tape, params, batch, 0.7, kernels, rng);
     tape.forward();
     tape.backward(graph.loss);
     return Outcome{tape.value(graph.loss).data[0], tape.value(graph.mse).data[0],

@@ -3,13 +3,14 @@
 // X̃A = X·A_content + A_position + 1·a_biasᵀ, where A = [A_content (d rows); A_position (n rows);
 // a_bias (1 row)]. The one-hot part is a row lookup, never a product with the identity.
 #include "tape/ops/broadcast.hpp"
+#include "tensor/small_gemm.hpp"
 
 namespace ufl {
 
 template <class T>
 void homogeneous_project_forward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, MatrixMap<T> out) {
-  const int n = static_cast<int>(x.rows()), d = static_cast<int>(x.cols());
-  out.noalias() = x * a.topRows(d);
+  const Eigen::Index n = x.rows(), d = x.cols();
+  multiply(out, x, a.topRows(d));
   out += a.middleRows(d, n);
   out.rowwise() += a.row(d + n);
 }
@@ -18,14 +19,16 @@ void homogeneous_project_forward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, Matri
 template <class T>
 void homogeneous_project_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, ConstMatrixMap<T> du,
                                   T* dx, T* da) {
-  const int n = static_cast<int>(x.rows()), d = static_cast<int>(x.cols());
+  const Eigen::Index n = x.rows(), d = x.cols(), r = a.cols();
   if (dx != nullptr) MatrixMap<T>(dx, n, d).noalias() += du * a.topRows(d).transpose();
-  if (da != nullptr) {
-    MatrixMap<T> grad_a(da, a.rows(), a.cols());
-    grad_a.topRows(d).noalias() += x.transpose() * du;
-    grad_a.middleRows(d, n) += du;
-    grad_a.row(d + n) += du.colwise().sum();
-  }
+  if (da == nullptr) return;
+  MatrixMap<T> grad_a(da, a.rows(), r);
+  multiply_at(grad_a.topRows(d), x, du, true);
+  grad_a.middleRows(d, n) += du;
+  // Row by row: .colwise().sum() of a row-major matrix walks it column by column.
+  T* bias = da + (d + n) * r;
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index k = 0; k < r; ++k) bias[k] += du(i, k);
 }
 
 template <class T>
