@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
 #include "data/dataset.hpp"
+#include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
 #include "model/layer.hpp"
 #include "model/parameters.hpp"
@@ -180,7 +180,7 @@ struct Bench {
   bool record_indices = false;
 
   static ufl::data::Dataset make_data(const Options& o) {
-    ufl::config::DatasetConfig spec;
+    ufl::data::DatasetConfig spec;
     spec.kind = "local";
     spec.n = o.n;
     spec.d = o.d;

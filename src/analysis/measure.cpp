@@ -72,11 +72,12 @@ NamedArray samples_array(std::string name, const std::vector<float>& values, std
 
 }  // namespace
 
-RunAnalysis analyze_layer(const config::Config& config, const data::Dataset& dataset,
-                          model::Parameters<float>& params) {
-  const int n = config.dataset.n, d = config.dataset.d, r = config.layer.rank;
+RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>& params,
+                          const AnalysisConfig& thresholds) {
+  const data::DatasetConfig& spec = dataset.spec;
+  const int n = spec.n, d = spec.d, r = params.shape.r;
   const data::SampleSet& test = dataset.test;
-  const bool global = config.dataset.kind == "global";
+  const bool global = spec.kind == "global";
   const int saved = std::min(kSavedSamples, test.count);
   const std::size_t sample_size = std::size_t(n) * d;
 
@@ -136,7 +137,7 @@ RunAnalysis analyze_layer(const config::Config& config, const data::Dataset& dat
   const GramBasis targets =
       left_singular_basis(dataset.train.targets.data(), dataset.train.count, n, d);
   const Eigen::MatrixXd reference_basis = targets.left_vectors.leftCols(targets.k99);
-  const int half_width = config.dataset.kernel_width / 2;
+  const int half_width = spec.kernel_width / 2;
 
   const Eigen::MatrixXd layer_mean = layer_operators.mean(),
                         optimal_mean = optimal_operators.mean();
@@ -157,19 +158,17 @@ RunAnalysis analyze_layer(const config::Config& config, const data::Dataset& dat
   const Verdict verdict =
       decide(VerdictInputs{layer.iota, layer.tau, layer.ell, layer.phi, layer.alpha, eta, test_mse,
                            fixed_mse, targets.k99, n},
-             config.analysis);
+             thresholds);
   const Verdict optimal_verdict =
       decide(VerdictInputs{optimum.iota, optimum.tau, optimum.ell, optimum.phi, optimum.alpha, 1.0,
                            optimal_mse, fixed_mse, targets.k99, n},
-             config.analysis);
-  const std::string claimed = claimed_operator(config.dataset.kind);
+             thresholds);
+  const std::string claimed = claimed_operator(spec.kind);
 
   RunAnalysis analysis;
   json& metrics = analysis.metrics;
   metrics = scores_json(layer);
-  metrics["name"] = config.name;
-  metrics["dataset"] = config.dataset.kind;
-  metrics["seed"] = config.seed;
+  metrics["dataset"] = spec.kind;
   metrics["test_mse"] = test_mse;
   metrics["optimal_mse"] = optimal_mse;
   metrics["fixed_mse"] = fixed_mse;
@@ -194,11 +193,10 @@ RunAnalysis analyze_layer(const config::Config& config, const data::Dataset& dat
   optimal["verdict"] = optimal_verdict.name;
   if (global) optimal["routing_accuracy"] = optimal_routing.accuracy();
   metrics["optimal"] = optimal;
-  metrics["thresholds"] = {
-      {"iota_min", config.analysis.iota_min},   {"tau_min", config.analysis.tau_min},
-      {"ell_min", config.analysis.ell_min},     {"phi_min", config.analysis.phi_min},
-      {"alpha_min", config.analysis.alpha_min}, {"eta_min", config.analysis.eta_min},
-      {"locality_half_width", half_width}};
+  metrics["thresholds"] = {{"iota_min", thresholds.iota_min},   {"tau_min", thresholds.tau_min},
+                           {"ell_min", thresholds.ell_min},     {"phi_min", thresholds.phi_min},
+                           {"alpha_min", thresholds.alpha_min}, {"eta_min", thresholds.eta_min},
+                           {"locality_half_width", half_width}};
 
   auto& arrays = analysis.arrays;
   arrays.push_back(samples_array("U", saved_U, saved, n, r));

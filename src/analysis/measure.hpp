@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "analysis/analysis_config.hpp"
 #include "analysis/named_array.hpp"
-#include "config/config.hpp"
 #include "data/dataset.hpp"
 #include "model/parameters.hpp"
 
@@ -17,7 +17,7 @@ struct RunAnalysis {
 };
 
 // Runs the layer over dataset.test and measures what emerged.
-RunAnalysis analyze_layer(const config::Config& config, const data::Dataset& dataset,
-                          model::Parameters<float>& params);
+RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>& params,
+                          const AnalysisConfig& thresholds);
 
 }  // namespace ufl::analysis

@@ -4,7 +4,7 @@
 
 namespace ufl::analysis {
 
-Verdict decide(const VerdictInputs& inputs, const config::AnalysisConfig& thresholds) {
+Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds) {
   const bool reached_optimum = inputs.eta >= thresholds.eta_min;
   if (inputs.iota >= thresholds.iota_min && inputs.test_mse < inputs.fixed_mse) {
     return {"attention", true};

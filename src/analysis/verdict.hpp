@@ -3,7 +3,7 @@
 // counts as emerged.
 #include <string>
 
-#include "config/config.hpp"
+#include "analysis/analysis_config.hpp"
 
 namespace ufl::analysis {
 
@@ -30,7 +30,7 @@ struct Verdict {
 // unclassified. Attention has emerged by passing its test (it beats every fixed operator); a
 // fixed-operator verdict has emerged only with η ≥ eta_min (a scaled identity is Toeplitz and
 // local, but a poor denoiser); unclassified never has. A NaN score fails its test.
-Verdict decide(const VerdictInputs& inputs, const config::AnalysisConfig& thresholds);
+Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds);
 
 // The operator the seed paper claims emerges on each dataset kind (spec §1): local → convolution,
 // global → attention, periodic → fourier, lowrank → svd. Throws std::invalid_argument otherwise.

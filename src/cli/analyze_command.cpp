@@ -30,7 +30,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
     const data::Dataset dataset =
         arguments.data_dir.empty()
             ? data::generate(config.dataset, config.seed)
-            : data::load_dataset(arguments.data_dir, config.dataset, config.seed);
+            : data::load_dataset(arguments.data_dir, config.dataset, config.seed,
+                                 config::to_json(config)["dataset"]);
     model::Parameters<float> params(
         model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
     try {
@@ -38,7 +39,9 @@ int run_analyze(const AnalyzeArguments& arguments) {
     } catch (const io::IoError& error) {
       throw BadInput(error.what());  // a damaged run folder is input the user must fix
     }
-    analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
+    analysis::RunAnalysis analysis = analysis::analyze_layer(dataset, params, config.analysis);
+    analysis.metrics["name"] = config.name;
+    analysis.metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
     const auto manifest =
         nlohmann::json::parse(io::read_file(run / "manifest.json"), nullptr, false);

@@ -25,7 +25,7 @@ int run_generate(const GenerateArguments& arguments) {
       throw BadInput(error.what());
     }
     const data::Dataset dataset = data::generate(config.dataset, config.seed);
-    data::save_dataset(folder->staging(), dataset);
+    data::save_dataset(folder->staging(), dataset, config::to_json(config)["dataset"]);
     folder->commit();
     spdlog::info("wrote {} ({} train and {} test samples of {}×{}, kind {})", out.string(),
                  dataset.train.count, dataset.test.count, config.dataset.n, config.dataset.d,

@@ -168,7 +168,8 @@ int run_train(const TrainArguments& arguments) {
 
     const data::Dataset dataset = data_dir.empty()
                                       ? data::generate(config.dataset, config.seed)
-                                      : data::load_dataset(data_dir, config.dataset, config.seed);
+                                      : data::load_dataset(data_dir, config.dataset, config.seed,
+                                                           config::to_json(config)["dataset"]);
     model::Parameters<float> params(
         model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
     model::initialize(params, config.layer.content_init_scale, config.seed);
@@ -187,7 +188,8 @@ int run_train(const TrainArguments& arguments) {
     options.quiet = arguments.quiet;
     options.stop_requested = &stop_requested;
     if (resume) options.resume_from = &resume->state;
-    const train::TrainResult training = train::train_layer(config, dataset, params, options);
+    const train::TrainResult training =
+        train::train_layer(config.train, config.seed, dataset, params, options);
 
     const fs::path& staging = folder->staging();
     results::write_json(staging / "config.json", config::to_json(config));
@@ -205,7 +207,9 @@ int run_train(const TrainArguments& arguments) {
       throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
     }
 
-    analysis::RunAnalysis analysis = analysis::analyze_layer(config, dataset, params);
+    analysis::RunAnalysis analysis = analysis::analyze_layer(dataset, params, config.analysis);
+    analysis.metrics["name"] = config.name;
+    analysis.metrics["seed"] = config.seed;
     analysis.metrics["complete"] = training.status == train::TrainStatus::kComplete;
     analysis.metrics["steps_done"] = training.steps_done;
     results::write_parameters(staging, params);

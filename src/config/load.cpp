@@ -4,8 +4,11 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "config/keys.hpp"
 
 namespace ufl::config {
 namespace {
@@ -17,48 +20,17 @@ std::string shown(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-enum class Type { kString, kInteger, kNumber, kIntegerList };
-
-struct Key {
-  std::string path;  // "dataset.n"
-  Type type;
-  std::string kind;  // dataset kind the key belongs to, "" for all
-};
-
-const std::vector<Key>& schema() {
-  static const std::vector<Key> keys = {
-      {"name", Type::kString, ""},
-      {"seed", Type::kInteger, ""},
-      {"dataset.kind", Type::kString, ""},
-      {"dataset.n", Type::kInteger, ""},
-      {"dataset.d", Type::kInteger, ""},
-      {"dataset.noise", Type::kNumber, ""},
-      {"dataset.train_size", Type::kInteger, ""},
-      {"dataset.test_size", Type::kInteger, ""},
-      {"dataset.kernel_width", Type::kInteger, "local"},
-      {"dataset.freqs", Type::kIntegerList, "periodic"},
-      {"dataset.amplitude_decay", Type::kNumber, "periodic"},
-      {"dataset.rank", Type::kInteger, "lowrank"},
-      {"dataset.singular_value_decay", Type::kNumber, "lowrank"},
-      {"layer.rank", Type::kInteger, ""},
-      {"layer.content_init_scale", Type::kNumber, ""},
-      {"train.steps", Type::kInteger, ""},
-      {"train.batch_size", Type::kInteger, ""},
-      {"train.lr", Type::kNumber, ""},
-      {"train.lr_final", Type::kNumber, ""},
-      {"train.ortho_weight", Type::kNumber, ""},
-      {"train.eval_every", Type::kInteger, ""},
-      {"analysis.iota_min", Type::kNumber, ""},
-      {"analysis.tau_min", Type::kNumber, ""},
-      {"analysis.ell_min", Type::kNumber, ""},
-      {"analysis.phi_min", Type::kNumber, ""},
-      {"analysis.alpha_min", Type::kNumber, ""},
-      {"analysis.eta_min", Type::kNumber, ""},
-  };
-  return keys;
+// The sections of the config ("dataset", "layer", …): the first parts of the keys' paths.
+const std::set<std::string>& sections() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> found;
+    for (const Key& key : keys())
+      if (const auto dot = key.path.find('.'); dot != std::string::npos)
+        found.insert(key.path.substr(0, dot));
+    return found;
+  }();
+  return names;
 }
-
-const std::set<std::string> kSections = {"dataset", "layer", "train", "analysis"};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -79,7 +51,7 @@ std::string suggestion(const std::string& path) {
   std::string best;
   std::size_t best_distance = std::numeric_limits<std::size_t>::max();
   std::vector<std::string> candidates = known_keys();
-  candidates.insert(candidates.end(), kSections.begin(), kSections.end());
+  candidates.insert(candidates.end(), sections().begin(), sections().end());
   for (const std::string& key : candidates) {
     // Compare whole paths and last components, so "dataset.nosie" and "nosie" both find noise.
     const std::string last = key.substr(key.rfind('.') + 1);
@@ -92,26 +64,6 @@ std::string suggestion(const std::string& path) {
              : "";
 }
 
-const Key* find_key(const std::string& path) {
-  for (const Key& key : schema())
-    if (key.path == path) return &key;
-  return nullptr;
-}
-
-std::string type_name(Type type) {
-  switch (type) {
-    case Type::kString:
-      return "a string";
-    case Type::kInteger:
-      return "an integer";
-    case Type::kNumber:
-      return "a number";
-    case Type::kIntegerList:
-      return "a list of integers";
-  }
-  return "";
-}
-
 bool is_integral(const json& value) {
   if (value.is_number_integer()) return true;
   return value.is_number_float() && std::isfinite(value.get<double>()) &&
@@ -119,33 +71,53 @@ bool is_integral(const json& value) {
          std::abs(value.get<double>()) < 9e15;
 }
 
+bool fits_integer(const Key& key, const json& value) {
+  if (value.is_number_unsigned()) return double(value.get<std::uint64_t>()) <= key.integer_max;
+  const double number = value.get<double>();
+  return number >= key.integer_min && number <= key.integer_max;
+}
+
 void check_type(const std::string& source, const Key& key, const json& value) {
   bool ok = false;
   switch (key.type) {
-    case Type::kString:
+    case ValueType::kString:
       ok = value.is_string();
       break;
-    case Type::kInteger:
+    case ValueType::kInteger:
       ok = is_integral(value);
       break;
-    case Type::kNumber:
+    case ValueType::kNumber:
       ok = value.is_number() && std::isfinite(value.get<double>());
       break;
-    case Type::kIntegerList:
+    case ValueType::kIntegerList:
       ok = value.is_array() && std::all_of(value.begin(), value.end(), is_integral);
       break;
   }
   if (!ok)
     throw ConfigError(source + ": " + key.path + " must be " + type_name(key.type) + ", got " +
                       shown(value));
+  auto fits = [&key](const json& number) { return fits_integer(key, number); };
+  const bool in_range = key.type == ValueType::kInteger ? fits(value)
+                        : key.type == ValueType::kIntegerList
+                            ? std::all_of(value.begin(), value.end(), fits)
+                            : true;
+  if (!in_range)
+    throw ConfigError(source + ": " + key.path + " must be an integer from " +
+                      json(std::int64_t(key.integer_min)).dump() + " to " +
+                      (key.integer_max > 1e18 ? std::string("18446744073709551615")
+                                              : json(std::int64_t(key.integer_max)).dump()) +
+                      ", got " + shown(value));
 }
 
+// Where each given value came from ("config.json" or "--set"), so an error blames the right one.
+using Sources = std::map<std::string, std::string>;
+
 // Walks the user's JSON: every key known, every value of the right type.
-void check_keys(const std::string& source, const json& document) {
+void check_keys(const std::string& source, const json& document, Sources& sources) {
   if (!document.is_object())
     throw ConfigError(source + ": a config must be a JSON object like {\"dataset\": {...}}");
   for (auto& [name, value] : document.items()) {
-    if (kSections.count(name)) {
+    if (sections().count(name)) {
       if (!value.is_object())
         throw ConfigError(source + ": '" + name + "' must be an object of settings, got " +
                           shown(value));
@@ -155,6 +127,7 @@ void check_keys(const std::string& source, const json& document) {
         if (key == nullptr)
           throw ConfigError(source + ": unknown key '" + path + "'" + suggestion(path));
         check_type(source, *key, inner_value);
+        sources[path] = source;
       }
       continue;
     }
@@ -162,10 +135,11 @@ void check_keys(const std::string& source, const json& document) {
     if (key == nullptr)
       throw ConfigError(source + ": unknown key '" + name + "'" + suggestion(name));
     check_type(source, *key, value);
+    sources[name] = source;
   }
 }
 
-void apply_override(json& document, const std::string& assignment) {
+void apply_override(json& document, const std::string& assignment, Sources& sources) {
   const auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
     throw ConfigError("--set '" + assignment +
@@ -184,6 +158,7 @@ void apply_override(json& document, const std::string& assignment) {
     }
   }
   check_type("--set", *key, value);
+  sources[path] = "--set";
   const auto dot = path.find('.');
   if (dot == std::string::npos) {
     document[path] = value;
@@ -194,134 +169,54 @@ void apply_override(json& document, const std::string& assignment) {
   }
 }
 
-[[noreturn]] void out_of_range(const std::string& source, const std::string& path,
-                               const std::string& rule, const json& value) {
-  throw ConfigError(source + ": " + path + " must be " + rule + ", got " + shown(value));
+const json* value_at(const json& document, const std::string& path) {
+  const auto dot = path.find('.');
+  if (dot == std::string::npos) return document.contains(path) ? &document.at(path) : nullptr;
+  const std::string section = path.substr(0, dot), name = path.substr(dot + 1);
+  if (!document.contains(section) || !document.at(section).contains(name)) return nullptr;
+  return &document.at(section).at(name);
 }
 
-int to_int(const std::string& source, const std::string& path, const json& value) {
-  const double number = value.get<double>();
-  if (number < std::numeric_limits<int>::min() || number > std::numeric_limits<int>::max())
-    out_of_range(source, path, "a 32-bit integer", value);
-  return static_cast<int>(number);
+bool owned(const Key& key, const Config& config) {
+  return key.owner_kind.empty() || key.owner_kind == config.dataset.kind;
 }
 
-// Moves the checked JSON into the struct and checks every range.
-Config build(const std::string& source, const json& document) {
+// Writes the checked JSON into a Config, fills the defaults that follow other keys, and checks
+// every rule in table order; an error names where the value came from.
+Config build(const std::string& source, const json& document, const Sources& sources) {
   Config config;
-  auto get = [&](const std::string& path) -> const json* {
-    const auto dot = path.find('.');
-    if (dot == std::string::npos) return document.contains(path) ? &document.at(path) : nullptr;
-    const std::string section = path.substr(0, dot), name = path.substr(dot + 1);
-    if (!document.contains(section) || !document.at(section).contains(name)) return nullptr;
-    return &document.at(section).at(name);
+  for (const Key& key : keys())
+    if (const json* value = value_at(document, key.path)) key.write(config, *value);
+  for (const Key& key : keys())
+    if (key.derive_default && value_at(document, key.path) == nullptr) key.derive_default(config);
+
+  auto blame = [&](const Key& key, const std::string& rule) {
+    const auto given = sources.find(key.path);
+    const std::string where = given == sources.end() ? source : given->second;
+    const std::string value = shown(key.read(config));
+    throw ConfigError(where + ": " + key.path +
+                      (given == sources.end() ? " (default " + value + ")" : std::string()) +
+                      " must be " + rule + ", got " + value);
   };
-  auto integer = [&](const std::string& path, int& field, int minimum, const std::string& rule) {
-    if (const json* value = get(path)) field = to_int(source, path, *value);
-    if (field < minimum) out_of_range(source, path, rule, field);
-  };
-  auto number = [&](const std::string& path, double& field, bool (*valid)(double),
-                    const std::string& rule) {
-    if (const json* value = get(path)) field = value->get<double>();
-    if (!valid(field)) out_of_range(source, path, rule, field);
-  };
-  auto positive = [](double x) { return x > 0; };
-  auto non_negative = [](double x) { return x >= 0; };
-  auto unit_interval = [](double x) { return x >= 0 && x <= 1; };
-
-  if (const json* value = get("name")) config.name = value->get<std::string>();
-  if (config.name.empty() || config.name.find('/') != std::string::npos || config.name == "." ||
-      config.name == "..")
-    out_of_range(source, "name", "a non-empty folder name without '/'", config.name);
-  if (const json* value = get("seed")) {
-    if (value->get<double>() < 0) out_of_range(source, "seed", "an integer ≥ 0", *value);
-    config.seed = value->is_number_unsigned() ? value->get<std::uint64_t>()
-                                              : static_cast<std::uint64_t>(value->get<double>());
+  const Key& kind = *find_key("dataset.kind");
+  if (const std::string broken = kind.violation(config); !broken.empty()) blame(kind, broken);
+  for (const Key& key : keys())
+    if (!owned(key, config) && value_at(document, key.path) != nullptr)
+      throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to dataset kind '" +
+                        key.owner_kind + "', not '" + config.dataset.kind + "'; remove it");
+  for (const Key& key : keys()) {
+    if (!owned(key, config) || !key.violation) continue;
+    if (const std::string broken = key.violation(config); !broken.empty()) blame(key, broken);
   }
-
-  DatasetConfig& data = config.dataset;
-  if (const json* value = get("dataset.kind")) data.kind = value->get<std::string>();
-  static const std::vector<std::string> kinds = {"local", "global", "periodic", "lowrank"};
-  if (std::find(kinds.begin(), kinds.end(), data.kind) == kinds.end())
-    out_of_range(source, "dataset.kind", "one of local, global, periodic, lowrank", data.kind);
-  for (const Key& key : schema())
-    if (!key.kind.empty() && key.kind != data.kind && get(key.path) != nullptr)
-      throw ConfigError(source + ": " + key.path + " belongs to dataset kind '" + key.kind +
-                        "', not '" + data.kind + "'; remove it");
-  integer("dataset.n", data.n, 2, "an integer ≥ 2");
-  integer("dataset.d", data.d, 1, "an integer ≥ 1");
-  number("dataset.noise", data.noise, non_negative, "a number ≥ 0");
-  integer("dataset.train_size", data.train_size, 1, "an integer ≥ 1");
-  integer("dataset.test_size", data.test_size, 1, "an integer ≥ 1");
-  if (data.kind == "global" && data.n % 2 != 0)
-    out_of_range(source, "dataset.n", "even for kind 'global' (tokens come in pairs)", data.n);
-  if (data.kind == "local") {
-    integer("dataset.kernel_width", data.kernel_width, 1, "an integer ≥ 1");
-    if (data.kernel_width > data.n)
-      out_of_range(source, "dataset.kernel_width", "at most dataset.n = " + std::to_string(data.n),
-                   data.kernel_width);
-  }
-  if (data.kind == "periodic") {
-    if (const json* value = get("dataset.freqs")) {
-      data.freqs.clear();
-      for (const json& f : *value) data.freqs.push_back(to_int(source, "dataset.freqs", f));
-    }
-    const std::string half =
-        data.n % 2 == 0 ? std::to_string(data.n / 2) : std::to_string(data.n / 2) + ".5";
-    const std::string window = "frequencies f with 1 ≤ f < n/2 = " + half;
-    if (data.freqs.empty())
-      out_of_range(source, "dataset.freqs", "a non-empty list of " + window, json::array());
-    std::set<int> seen;
-    for (int f : data.freqs) {
-      if (f < 1 || 2 * f >= data.n) out_of_range(source, "dataset.freqs", window, data.freqs);
-      if (!seen.insert(f).second)
-        out_of_range(source, "dataset.freqs", "distinct frequencies", data.freqs);
-    }
-    number("dataset.amplitude_decay", data.amplitude_decay, positive, "a number > 0");
-  }
-  if (data.kind == "lowrank") {
-    integer("dataset.rank", data.rank, 1, "an integer ≥ 1");
-    if (data.rank > data.n)
-      out_of_range(source, "dataset.rank", "at most dataset.n = " + std::to_string(data.n),
-                   data.rank);
-    number("dataset.singular_value_decay", data.singular_value_decay, positive, "a number > 0");
-  }
-
-  config.layer.rank = data.n;  // r = n unless the config says otherwise (spec §2)
-  integer("layer.rank", config.layer.rank, 1, "an integer ≥ 1");
-  if (config.layer.rank > data.n)
-    out_of_range(source, "layer.rank",
-                 "at most dataset.n = " + std::to_string(data.n) + " (spec §2: r ≤ n)",
-                 config.layer.rank);
-  number("layer.content_init_scale", config.layer.content_init_scale, non_negative, "a number ≥ 0");
-
-  TrainConfig& train = config.train;
-  integer("train.steps", train.steps, 1, "an integer ≥ 1");
-  integer("train.batch_size", train.batch_size, 1, "an integer ≥ 1");
-  number("train.lr", train.lr, positive, "a number > 0");
-  number("train.lr_final", train.lr_final, non_negative, "a number ≥ 0");
-  if (train.lr_final > train.lr)
-    out_of_range(source, "train.lr_final", "at most train.lr = " + json(train.lr).dump(),
-                 train.lr_final);
-  number("train.ortho_weight", train.ortho_weight, non_negative, "a number ≥ 0");
-  integer("train.eval_every", train.eval_every, 1, "an integer ≥ 1");
-
-  AnalysisConfig& analysis = config.analysis;
-  number("analysis.iota_min", analysis.iota_min, unit_interval, "a number in [0, 1]");
-  number("analysis.tau_min", analysis.tau_min, unit_interval, "a number in [0, 1]");
-  number("analysis.ell_min", analysis.ell_min, unit_interval, "a number in [0, 1]");
-  number("analysis.phi_min", analysis.phi_min, unit_interval, "a number in [0, 1]");
-  number("analysis.alpha_min", analysis.alpha_min, unit_interval, "a number in [0, 1]");
-  number("analysis.eta_min", analysis.eta_min, positive, "a number > 0");
   return config;
 }
 
 }  // namespace
 
 std::vector<std::string> known_keys() {
-  std::vector<std::string> keys;
-  for (const Key& key : schema()) keys.push_back(key.path);
-  return keys;
+  std::vector<std::string> paths;
+  for (const Key& key : keys()) paths.push_back(key.path);
+  return paths;
 }
 
 Config parse_config(const std::string& text, const std::string& source,
@@ -342,9 +237,10 @@ Config parse_config(const std::string& text, const std::string& source,
     throw ConfigError(source + ": invalid JSON: " +
                       (bracket == std::string::npos ? message : message.substr(bracket + 2)));
   }
-  check_keys(source, document);
-  for (const std::string& assignment : overrides) apply_override(document, assignment);
-  return build(source, document);
+  Sources sources;
+  check_keys(source, document, sources);
+  for (const std::string& assignment : overrides) apply_override(document, assignment, sources);
+  return build(source, document, sources);
 }
 
 Config load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
@@ -357,44 +253,16 @@ Config load_config(const std::filesystem::path& path, const std::vector<std::str
 }
 
 json to_json(const Config& config) {
-  const DatasetConfig& data = config.dataset;
-  json dataset = {{"kind", data.kind},
-                  {"n", data.n},
-                  {"d", data.d},
-                  {"noise", data.noise},
-                  {"train_size", data.train_size},
-                  {"test_size", data.test_size}};
-  if (data.kind == "local") dataset["kernel_width"] = data.kernel_width;
-  if (data.kind == "periodic") {
-    dataset["freqs"] = data.freqs;
-    dataset["amplitude_decay"] = data.amplitude_decay;
+  json document = json::object();
+  for (const Key& key : keys()) {
+    if (!owned(key, config)) continue;
+    const auto dot = key.path.find('.');
+    if (dot == std::string::npos)
+      document[key.path] = key.read(config);
+    else
+      document[key.path.substr(0, dot)][key.path.substr(dot + 1)] = key.read(config);
   }
-  if (data.kind == "lowrank") {
-    dataset["rank"] = data.rank;
-    dataset["singular_value_decay"] = data.singular_value_decay;
-  }
-  const TrainConfig& train = config.train;
-  const AnalysisConfig& analysis = config.analysis;
-  return json{
-      {"name", config.name},
-      {"seed", config.seed},
-      {"dataset", dataset},
-      {"layer",
-       {{"rank", config.layer.rank}, {"content_init_scale", config.layer.content_init_scale}}},
-      {"train",
-       {{"steps", train.steps},
-        {"batch_size", train.batch_size},
-        {"lr", train.lr},
-        {"lr_final", train.lr_final},
-        {"ortho_weight", train.ortho_weight},
-        {"eval_every", train.eval_every}}},
-      {"analysis",
-       {{"iota_min", analysis.iota_min},
-        {"tau_min", analysis.tau_min},
-        {"ell_min", analysis.ell_min},
-        {"phi_min", analysis.phi_min},
-        {"alpha_min", analysis.alpha_min},
-        {"eta_min", analysis.eta_min}}}};
+  return document;
 }
 
 }  // namespace ufl::config

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
+#include "data/dataset_config.hpp"
 #include "tensor/eigen.hpp"
 
 namespace ufl::data {
@@ -23,7 +23,7 @@ struct SampleSet {
 };
 
 struct Dataset {
-  config::DatasetConfig spec;
+  DatasetConfig spec;
   std::uint64_t seed = 0;
   SampleSet train, test;
   Eigen::MatrixXd covariance;      // Γ, n×n, E[C[:,c] C[:,c]ᵀ] for every channel c
@@ -38,11 +38,10 @@ struct Dataset {
 
 // Generates train and test sets from the spec and seed (deterministic, any platform).
 // Throws std::invalid_argument for a spec that cannot be generated.
-Dataset generate(const config::DatasetConfig& spec, std::uint64_t seed);
+Dataset generate(const DatasetConfig& spec, std::uint64_t seed);
 
 // Γ of each kind, exactly (spec section 1).
-Eigen::MatrixXd covariance_of(const config::DatasetConfig& spec,
-                              const Eigen::MatrixXd& lowrank_basis,
+Eigen::MatrixXd covariance_of(const DatasetConfig& spec, const Eigen::MatrixXd& lowrank_basis,
                               const Eigen::VectorXd& lowrank_singular_values);
 
 // M_fix = Γ(Γ+σ²I)⁻¹.

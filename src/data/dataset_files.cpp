@@ -1,6 +1,5 @@
 #include "data/dataset_files.hpp"
 
-#include "config/load.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "ufl/version.hpp"
@@ -39,24 +38,21 @@ SampleSet load_set(const std::filesystem::path& folder, const std::string& prefi
 
 }  // namespace
 
-nlohmann::json dataset_sidecar(const Dataset& dataset) {
-  config::Config config;
-  config.dataset = dataset.spec;
-  return {{"dataset", config::to_json(config)["dataset"]},
-          {"seed", dataset.seed},
-          {"ufl_version", kVersion}};
+nlohmann::json dataset_sidecar(const Dataset& dataset, const nlohmann::json& settings) {
+  return {{"dataset", settings}, {"seed", dataset.seed}, {"ufl_version", kVersion}};
 }
 
-void save_dataset(const std::filesystem::path& folder, const Dataset& dataset) {
+void save_dataset(const std::filesystem::path& folder, const Dataset& dataset,
+                  const nlohmann::json& settings) {
   save_set(folder, "train", dataset.train);
   save_set(folder, "test", dataset.test);
   io::write_npy(folder / "covariance.npy", dataset.covariance);
   io::write_npy(folder / "fixed_operator.npy", dataset.fixed_operator);
-  io::write_file_atomic(folder / "dataset.json", dataset_sidecar(dataset).dump(2) + "\n");
+  io::write_file_atomic(folder / "dataset.json", dataset_sidecar(dataset, settings).dump(2) + "\n");
 }
 
-Dataset load_dataset(const std::filesystem::path& folder, const config::DatasetConfig& spec,
-                     std::uint64_t seed) {
+Dataset load_dataset(const std::filesystem::path& folder, const DatasetConfig& spec,
+                     std::uint64_t seed, const nlohmann::json& settings) {
   const auto sidecar_path = folder / "dataset.json";
   const nlohmann::json sidecar = nlohmann::json::parse(io::read_file(sidecar_path), nullptr, false);
   if (sidecar.is_discarded() || !sidecar.contains("dataset") || !sidecar.contains("seed"))
@@ -64,11 +60,11 @@ Dataset load_dataset(const std::filesystem::path& folder, const config::DatasetC
                                 " is not a dataset sidecar written by 'ufl generate'");
   // Γ, M_fix and the lowrank basis come from the seed's structure stream, not from the samples,
   // so a one-sample generation gives them exactly.
-  config::DatasetConfig structure_only = spec;
+  DatasetConfig structure_only = spec;
   structure_only.train_size = structure_only.test_size = 1;
   Dataset dataset = generate(structure_only, seed);
   dataset.spec = spec;
-  const nlohmann::json expected = dataset_sidecar(dataset);
+  const nlohmann::json expected = dataset_sidecar(dataset, settings);
   for (auto& [key, value] : expected["dataset"].items())
     if (sidecar["dataset"].value(key, nlohmann::json()) != value)
       throw std::invalid_argument(folder.string() + " was generated with dataset." + key + " = " +

@@ -10,15 +10,17 @@
 
 namespace ufl::data {
 
-nlohmann::json dataset_sidecar(const Dataset& dataset);
+// The sidecar: `settings` (the dataset section of the resolved config), the seed and ufl's version.
+nlohmann::json dataset_sidecar(const Dataset& dataset, const nlohmann::json& settings);
 
 // Writes the files into `folder` (which must exist).
-void save_dataset(const std::filesystem::path& folder, const Dataset& dataset);
+void save_dataset(const std::filesystem::path& folder, const Dataset& dataset,
+                  const nlohmann::json& settings);
 
 // Reads a folder written by save_dataset. Throws std::invalid_argument when its sidecar does not
-// match `spec` and `seed` (training on it would not be what the config says), io::IoError when a
-// file is missing or corrupt.
-Dataset load_dataset(const std::filesystem::path& folder, const config::DatasetConfig& spec,
-                     std::uint64_t seed);
+// match `settings` (the dataset section of the run's resolved config) and `seed` (training on it
+// would not be what the config says), io::IoError when a file is missing or corrupt.
+Dataset load_dataset(const std::filesystem::path& folder, const DatasetConfig& spec,
+                     std::uint64_t seed, const nlohmann::json& settings);
 
 }  // namespace ufl::data

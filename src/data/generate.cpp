@@ -12,8 +12,8 @@ namespace {
 // Draws `count` (noisy, clean) pairs from one random stream. Per sample: the clean signal first
 // (in the kind's documented order), then the noise E, n×d row-major (position i, channel c).
 // Everything is computed in double and stored as float.
-SampleSet draw_set(const config::DatasetConfig& spec, int count, Rng rng,
-                   const SignalDrawer& draw_signal, bool has_partners) {
+SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDrawer& draw_signal,
+                   bool has_partners) {
   SampleSet set;
   set.count = count;
   set.n = spec.n;
@@ -42,7 +42,7 @@ SampleSet draw_set(const config::DatasetConfig& spec, int count, Rng rng,
 }
 
 SignalDrawer signal_drawer(const Dataset& dataset) {
-  const config::DatasetConfig& spec = dataset.spec;
+  const DatasetConfig& spec = dataset.spec;
   const int n = spec.n, d = spec.d;
   if (spec.kind == "local") {
     return [n, d, taps = local_taps(spec.kernel_width)](Rng& rng, double* clean, std::int32_t*) {
@@ -70,7 +70,7 @@ SignalDrawer signal_drawer(const Dataset& dataset) {
 
 }  // namespace
 
-Dataset generate(const config::DatasetConfig& spec, std::uint64_t seed) {
+Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   validate(spec);
   Dataset dataset;
   dataset.spec = spec;
@@ -96,8 +96,7 @@ Dataset generate(const config::DatasetConfig& spec, std::uint64_t seed) {
   return dataset;
 }
 
-Eigen::MatrixXd covariance_of(const config::DatasetConfig& spec,
-                              const Eigen::MatrixXd& lowrank_basis,
+Eigen::MatrixXd covariance_of(const DatasetConfig& spec, const Eigen::MatrixXd& lowrank_basis,
                               const Eigen::VectorXd& lowrank_singular_values) {
   if (spec.kind == "local") return local_covariance(spec.n, spec.kernel_width);
   if (spec.kind == "global") return global_covariance(spec.n);

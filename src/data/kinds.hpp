@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "config/config.hpp"
+#include "data/dataset_config.hpp"
 #include "data/rng.hpp"
 #include "tensor/eigen.hpp"
 
@@ -17,7 +17,7 @@ using SignalDrawer = std::function<void(Rng& rng, double* clean, std::int32_t* p
 
 // Throws std::invalid_argument, naming the config key, when `spec` cannot be generated.
 // Parameters of other kinds than spec.kind are not checked: they are not used.
-void validate(const config::DatasetConfig& spec);
+void validate(const DatasetConfig& spec);
 
 // local: white noise filtered by a Gaussian bump, valid convolution (spec §1).
 // The taps h_t for t = -⌊w/2⌋..⌊w/2⌋ (index t + ⌊w/2⌋), with ‖h‖₂ = 1.

@@ -14,18 +14,18 @@ void require(bool holds, const std::string& key, const std::string& what) {
   if (!holds) throw std::invalid_argument("dataset." + key + ": " + what);
 }
 
-void validate_local(const config::DatasetConfig& spec) {
+void validate_local(const DatasetConfig& spec) {
   require(spec.kernel_width >= 1, "kernel_width",
           "must be at least 1, got " + std::to_string(spec.kernel_width));
 }
 
-void validate_global(const config::DatasetConfig& spec) {
+void validate_global(const DatasetConfig& spec) {
   require(
       spec.n % 2 == 0, "n",
       "must be even for kind \"global\" (positions come in pairs), got " + std::to_string(spec.n));
 }
 
-void validate_periodic(const config::DatasetConfig& spec) {
+void validate_periodic(const DatasetConfig& spec) {
   require(!spec.freqs.empty(), "freqs", "must list at least one frequency");
   for (const int frequency : spec.freqs) {
     // f ≥ n/2 would alias onto n − f or, at f = n/2, lose its sine: Γ would not have rank 2K.
@@ -44,7 +44,7 @@ void validate_periodic(const config::DatasetConfig& spec) {
           "must be a finite number > 0, got " + std::to_string(spec.amplitude_decay));
 }
 
-void validate_lowrank(const config::DatasetConfig& spec) {
+void validate_lowrank(const DatasetConfig& spec) {
   require(spec.rank >= 1 && spec.rank <= spec.n, "rank",
           "must satisfy 1 <= rank <= n (n = " + std::to_string(spec.n) + "), got " +
               std::to_string(spec.rank));
@@ -55,7 +55,7 @@ void validate_lowrank(const config::DatasetConfig& spec) {
 
 }  // namespace
 
-void validate(const config::DatasetConfig& spec) {
+void validate(const DatasetConfig& spec) {
   require(spec.n >= 2, "n", "must be at least 2, got " + std::to_string(spec.n));
   require(spec.d >= 1, "d", "must be at least 1, got " + std::to_string(spec.d));
   require(std::isfinite(spec.noise) && spec.noise >= 0.0, "noise",

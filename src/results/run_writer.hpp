@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/measure.hpp"
-#include "config/config.hpp"
 #include "model/parameters.hpp"
 #include "train/trainer.hpp"
 

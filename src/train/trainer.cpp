@@ -54,16 +54,16 @@ const char* status_name(TrainStatus status) {
   return "unknown";
 }
 
-TrainResult train_layer(const config::Config& config, const data::Dataset& dataset,
-                        model::Parameters<float>& params, const TrainOptions& options) {
-  const config::TrainConfig& settings = config.train;
+TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
+                        const data::Dataset& dataset, model::Parameters<float>& params,
+                        const TrainOptions& options) {
   const int batch = settings.batch_size;
   Tape<float> tape;
   const auto graph = model::record_layer(tape, params, batch, settings.ortho_weight, true);
   model::plan_layer(tape, graph);
   model::Evaluator evaluator(params, dataset.test.count);
   Adam adam(params.values.size());
-  MinibatchSampler sampler(dataset.train.count, config.seed);
+  MinibatchSampler sampler(dataset.train.count, seed);
 
   TrainResult result;
   double seconds_before = 0;

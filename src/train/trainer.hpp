@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
 #include "data/dataset.hpp"
 #include "model/parameters.hpp"
 #include "train/checkpoint.hpp"
 #include "train/loss_point.hpp"
+#include "train/train_config.hpp"
 
 namespace ufl::train {
 
@@ -41,8 +41,10 @@ struct TrainResult {
 
 // Trains `params` (already initialised, or restored from options.resume_from) on dataset.train;
 // evaluates on dataset.test.
-TrainResult train_layer(const config::Config& config, const data::Dataset& dataset,
-                        model::Parameters<float>& params, const TrainOptions& options);
+// `seed` draws the minibatches.
+TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
+                        const data::Dataset& dataset, model::Parameters<float>& params,
+                        const TrainOptions& options);
 
 const char* status_name(TrainStatus status);
 

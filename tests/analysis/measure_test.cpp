@@ -39,7 +39,7 @@ TEST_CASE("the Wiener operator of lowrank data, as a layer, scores η = 1 and th
                                           "test_size": 256})");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
   model::Parameters<float> params = layer_computing(config, dataset.fixed_operator);
-  const auto metrics = analysis::analyze_layer(config, dataset, params).metrics;
+  const auto metrics = analysis::analyze_layer(dataset, params, config.analysis).metrics;
   CHECK(metrics["eta"].get<double>() == doctest::Approx(1.0).epsilon(1e-4));
   CHECK(metrics["iota"].get<double>() < 1e-10);
   CHECK(metrics["alpha"].get<double>() == doctest::Approx(1.0).epsilon(1e-6));
@@ -55,7 +55,7 @@ TEST_CASE("the Wiener operator of local data is called a convolution; a scaled i
                                           "test_size": 256})");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
   model::Parameters<float> optimal = layer_computing(config, dataset.fixed_operator);
-  const auto metrics = analysis::analyze_layer(config, dataset, optimal).metrics;
+  const auto metrics = analysis::analyze_layer(dataset, optimal, config.analysis).metrics;
   CHECK(metrics["eta"].get<double>() == doctest::Approx(1.0).epsilon(1e-4));
   CHECK(metrics["verdict"] == "convolution");
   CHECK(metrics["emerged"] == true);
@@ -65,7 +65,7 @@ TEST_CASE("the Wiener operator of local data is called a convolution; a scaled i
   // 0.5·I is Toeplitz and local, but a poor denoiser: convolution, not emerged (spec §4).
   model::Parameters<float> identity =
       layer_computing(config, 0.5 * Eigen::MatrixXd::Identity(config.dataset.n, config.dataset.n));
-  const auto poor = analysis::analyze_layer(config, dataset, identity).metrics;
+  const auto poor = analysis::analyze_layer(dataset, identity, config.analysis).metrics;
   CHECK(poor["verdict"] == "convolution");
   CHECK(poor["emerged"] == false);
   CHECK(poor["eta"].get<double>() < 0.9);
@@ -82,7 +82,7 @@ TEST_CASE("hand-set attention on global data routes tokens to their partners and
                        2.0 / (2.0 + 0.09) * Eigen::MatrixXd::Identity(16, 16));
   model::Parameters<float> params(exact.shape);
   for (std::size_t e = 0; e < params.values.size(); ++e) params.values[e] = float(exact.values[e]);
-  const auto metrics = analysis::analyze_layer(config, dataset, params).metrics;
+  const auto metrics = analysis::analyze_layer(dataset, params, config.analysis).metrics;
   CHECK(metrics["routing_accuracy"].get<double>() > 0.95);
   CHECK(metrics["optimal"]["routing_accuracy"].get<double>() == 1.0);
   CHECK(metrics["iota"].get<double>() > 0.2);

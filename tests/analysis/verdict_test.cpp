@@ -29,7 +29,7 @@ VerdictInputs nothing_passes() {
   return inputs;
 }
 
-const ufl::config::AnalysisConfig thresholds;  // spec §3 defaults: 0.2 and 0.9s
+const ufl::analysis::AnalysisConfig thresholds;  // spec §3 defaults: 0.2 and 0.9s
 
 }  // namespace
 
@@ -102,7 +102,7 @@ TEST_CASE("decide: a fixed-operator verdict emerges only with η ≥ eta_min") {
 TEST_CASE("decide: thresholds come from the config, NaN scores fail") {
   VerdictInputs inputs = nothing_passes();
   inputs.phi = 0.8;
-  ufl::config::AnalysisConfig loose;
+  ufl::analysis::AnalysisConfig loose;
   loose.phi_min = 0.75;
   CHECK(decide(inputs, thresholds).name == "unclassified");
   CHECK(decide(inputs, loose).name == "fourier");

@@ -113,3 +113,22 @@ TEST_CASE("numbers too large for a double and bytes that are not UTF-8 are confi
         0);
   CHECK(error_of("{}", {"name=\xff"}).find("not valid UTF-8") != std::string::npos);
 }
+
+TEST_CASE("an error blames where the value came from: the file or --set") {
+  CHECK(error_of(R"({"dataset": {"noise": -1}})") ==
+        "test.json: dataset.noise must be a number ≥ 0, got -1.0");
+  CHECK(error_of(R"({"dataset": {"noise": 0.1}})", {"dataset.noise=-1"}) ==
+        "--set: dataset.noise must be a number ≥ 0, got -1.0");
+  // A default broken by another key's new value says it is the default.
+  CHECK(error_of("{}", {"train.lr=1e-5"}) ==
+        "test.json: train.lr_final (default 0.0001) must be at most train.lr = 1e-05, got 0.0001");
+}
+
+TEST_CASE("integers beyond what the field holds are refused with the valid range") {
+  CHECK(error_of("{}", {"seed=-1"}) ==
+        "--set: seed must be an integer from 0 to 18446744073709551615, got -1");
+  CHECK(parse_config("{}", "t", {"seed=9999999999"}).seed == 9999999999ULL);
+  CHECK(error_of(R"({"train": {"steps": 3000000000}})") ==
+        "test.json: train.steps must be an integer from -2147483648 to 2147483647, got "
+        "3000000000");
+}

@@ -20,7 +20,7 @@ using test_support::spec_of;
 const std::vector<std::string> kKinds = {"local", "global", "periodic", "lowrank"};
 
 // The message generate() throws for `spec`, or "" if it does not throw.
-std::string rejection_of(const config::DatasetConfig& spec) {
+std::string rejection_of(const data::DatasetConfig& spec) {
   try {
     generate(spec, 1);
   } catch (const std::invalid_argument& error) {
@@ -32,7 +32,7 @@ std::string rejection_of(const config::DatasetConfig& spec) {
 TEST_CASE("generate: sets have the configured shape, row-major n×d per sample") {
   for (const std::string& kind : kKinds) {
     CAPTURE(kind);
-    config::DatasetConfig spec = spec_of(kind, 5, 3);
+    data::DatasetConfig spec = spec_of(kind, 5, 3);
     spec.n = 8;
     spec.d = 3;
     spec.freqs = {1, 3};  // 1 ≤ f < n/2
@@ -55,7 +55,7 @@ TEST_CASE("generate: sets have the configured shape, row-major n×d per sample")
 TEST_CASE("generate: the same spec and seed give the same arrays, bit for bit") {
   for (const std::string& kind : kKinds) {
     CAPTURE(kind);
-    const config::DatasetConfig spec = spec_of(kind, 16, 16);
+    const data::DatasetConfig spec = spec_of(kind, 16, 16);
     const Dataset first = generate(spec, 7);
     const Dataset second = generate(spec, 7);
     CHECK(first.train.inputs == second.train.inputs);
@@ -72,7 +72,7 @@ TEST_CASE("generate: the same spec and seed give the same arrays, bit for bit") 
 TEST_CASE("generate: different seeds differ, and the train set differs from the test set") {
   for (const std::string& kind : kKinds) {
     CAPTURE(kind);
-    const config::DatasetConfig spec = spec_of(kind, 16, 16);
+    const data::DatasetConfig spec = spec_of(kind, 16, 16);
     const Dataset seed_7 = generate(spec, 7);
     const Dataset seed_8 = generate(spec, 8);
     CHECK(seed_7.train.targets != seed_8.train.targets);
@@ -97,7 +97,7 @@ TEST_CASE("generate: every clean signal has unit variance per element on average
 TEST_CASE("generate: the noise X − C has mean 0 and standard deviation σ") {
   for (const std::string& kind : kKinds) {
     CAPTURE(kind);
-    config::DatasetConfig spec = spec_of(kind, 500, 1);
+    data::DatasetConfig spec = spec_of(kind, 500, 1);
     spec.noise = 0.7;
     const Dataset dataset = generate(spec, 5);
     double sum = 0.0, sum_of_squares = 0.0;
@@ -119,7 +119,7 @@ TEST_CASE("generate: the noise X − C has mean 0 and standard deviation σ") {
 TEST_CASE("generate: with noise 0 the inputs are the clean targets") {
   for (const std::string& kind : kKinds) {
     CAPTURE(kind);
-    config::DatasetConfig spec = spec_of(kind, 4, 4);
+    data::DatasetConfig spec = spec_of(kind, 4, 4);
     spec.noise = 0.0;
     const Dataset dataset = generate(spec, 2);
     CHECK(dataset.train.inputs == dataset.train.targets);
@@ -129,7 +129,7 @@ TEST_CASE("generate: with noise 0 the inputs are the clean targets") {
 TEST_CASE("generate: a spec that cannot be generated is rejected, naming its config key") {
   struct Case {
     std::string kind;
-    std::function<void(config::DatasetConfig&)> break_spec;
+    std::function<void(data::DatasetConfig&)> break_spec;
     std::string key;
   };
   const std::vector<Case> cases = {
@@ -169,7 +169,7 @@ TEST_CASE("generate: a spec that cannot be generated is rejected, naming its con
        "dataset.singular_value_decay"},
   };
   for (const Case& rejected : cases) {
-    config::DatasetConfig spec = spec_of(rejected.kind, 4, 4);
+    data::DatasetConfig spec = spec_of(rejected.kind, 4, 4);
     rejected.break_spec(spec);
     const std::string message = rejection_of(spec);
     CAPTURE(message);
@@ -179,16 +179,16 @@ TEST_CASE("generate: a spec that cannot be generated is rejected, naming its con
 }
 
 TEST_CASE("generate: the largest allowed values are accepted") {
-  config::DatasetConfig periodic = spec_of("periodic", 2, 2);
+  data::DatasetConfig periodic = spec_of("periodic", 2, 2);
   periodic.freqs = {1, 15};  // 1 ≤ f < n/2 = 16
   CHECK(rejection_of(periodic).empty());
-  config::DatasetConfig lowrank = spec_of("lowrank", 2, 2);
+  data::DatasetConfig lowrank = spec_of("lowrank", 2, 2);
   lowrank.rank = lowrank.n;
   CHECK(rejection_of(lowrank).empty());
 }
 
 TEST_CASE("generate: parameters of another kind are not checked, since they are not used") {
-  config::DatasetConfig spec = spec_of("local", 2, 2);
+  data::DatasetConfig spec = spec_of("local", 2, 2);
   spec.freqs = {99};
   spec.rank = 0;
   spec.amplitude_decay = -1.0;

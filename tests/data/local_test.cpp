@@ -65,7 +65,7 @@ TEST_CASE("local: the empirical position covariance of the clean signal is Γ") 
 TEST_CASE(
     "local: the clean signal of the first positions is the valid convolution of the "
     "stream's first white-noise values") {
-  config::DatasetConfig spec = test_support::spec_of("local", 1, 1);
+  data::DatasetConfig spec = test_support::spec_of("local", 1, 1);
   spec.n = 4;
   spec.d = 1;
   spec.kernel_width = 3;  // taps t = −1..1, white noise of length n + 2 = 6

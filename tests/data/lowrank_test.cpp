@@ -12,7 +12,7 @@ namespace ufl::data {
 namespace {
 
 TEST_CASE("lowrank: Q has orthonormal columns, the same for every generate() with that seed") {
-  const config::DatasetConfig spec = test_support::spec_of("lowrank", 1, 1);
+  const data::DatasetConfig spec = test_support::spec_of("lowrank", 1, 1);
   const Dataset dataset = generate(spec, 21);
   const Eigen::MatrixXd& basis = dataset.lowrank_basis;
   REQUIRE(basis.rows() == 32);

@@ -79,7 +79,7 @@ TEST_CASE("periodic: the empirical position covariance of the clean signal is Γ
 }
 
 TEST_CASE("periodic: frequencies must satisfy 1 ≤ f < n/2 and be distinct") {
-  config::DatasetConfig spec = test_support::spec_of("periodic", 1, 1);
+  data::DatasetConfig spec = test_support::spec_of("periodic", 1, 1);
   spec.n = 20;
   for (const std::vector<int>& freqs :
        {std::vector<int>{0}, std::vector<int>{10}, std::vector<int>{-3}, std::vector<int>{3, 3}}) {

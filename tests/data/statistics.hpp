@@ -11,8 +11,8 @@
 namespace ufl::data::test_support {
 
 // A spec of `kind` with the spec's defaults, except the set sizes.
-inline config::DatasetConfig spec_of(const std::string& kind, int train_size, int test_size) {
-  config::DatasetConfig spec;
+inline data::DatasetConfig spec_of(const std::string& kind, int train_size, int test_size) {
+  data::DatasetConfig spec;
   spec.kind = kind;
   spec.train_size = train_size;
   spec.test_size = test_size;

@@ -33,7 +33,7 @@ train::TrainResult run(const config::Config& config, const data::Dataset& datase
   options.after_step = [&](int step) {
     if (step == stop_after) stop = true;
   };
-  return train::train_layer(config, dataset, params, options);
+  return train::train_layer(config.train, config.seed, dataset, params, options);
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ Outcome train_with_threads(const std::string& kind, int threads) {
   omp_set_num_threads(threads);
   train::TrainOptions options;
   options.quiet = true;
-  const train::TrainResult result = train::train_layer(config, dataset, params, options);
+  const train::TrainResult result =
+      train::train_layer(config.train, config.seed, dataset, params, options);
   omp_set_num_threads(previous);
   Outcome outcome{params.values, result.final_test_mse, {}};
   for (const auto& point : result.curve) outcome.losses.push_back(point.loss);

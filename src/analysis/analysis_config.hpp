@@ -1,0 +1,16 @@
+#pragma once
+// The verdict's thresholds (the keys analysis.*, spec §4); rules and meanings are in
+// config/keys.cpp.
+
+namespace ufl::analysis {
+
+struct AnalysisConfig {
+  double iota_min = 0.2;
+  double tau_min = 0.9;
+  double ell_min = 0.9;
+  double phi_min = 0.9;
+  double alpha_min = 0.9;
+  double eta_min = 0.9;
+};
+
+}  // namespace ufl::analysis

@@ -1,0 +1,320 @@
+// The key table (config/keys.hpp): one entry per config key, with the spec's default (the
+// struct's), its rule and its meaning. Cross-key rules name the other key and its value.
+#include "config/keys.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace ufl::config {
+namespace {
+
+using nlohmann::json;
+
+template <class Field>
+constexpr ValueType value_type_of() {
+  if constexpr (std::is_same_v<Field, std::string>) return ValueType::kString;
+  if constexpr (std::is_same_v<Field, double>) return ValueType::kNumber;
+  if constexpr (std::is_same_v<Field, std::vector<int>>) return ValueType::kIntegerList;
+  return ValueType::kInteger;  // int, std::uint64_t
+}
+
+template <class Field>
+void assign(Field& field, const json& value) {
+  if constexpr (std::is_same_v<Field, std::uint64_t>) {
+    field = value.is_number_unsigned() ? value.get<std::uint64_t>()
+                                       : static_cast<std::uint64_t>(value.get<double>());
+  } else if constexpr (std::is_same_v<Field, int>) {
+    field = static_cast<int>(value.get<double>());
+  } else if constexpr (std::is_same_v<Field, std::vector<int>>) {
+    field.clear();
+    for (const json& element : value) field.push_back(static_cast<int>(element.get<double>()));
+  } else {
+    field = value.get<Field>();
+  }
+}
+
+std::string number_text(double value) { return json(value).dump(); }
+
+// Builds one Key from an accessor of its field; rules are added with .rule().
+template <class Field>
+class Entry {
+ public:
+  using Access = Field& (*)(Config&);
+
+  Entry(std::string path, Access access, std::string meaning) : access_(access) {
+    key_.path = std::move(path);
+    key_.type = value_type_of<Field>();
+    key_.meaning = std::move(meaning);
+    if constexpr (std::is_same_v<Field, std::uint64_t>) {
+      key_.integer_min = 0;
+      key_.integer_max = double(std::numeric_limits<std::uint64_t>::max());
+    } else {
+      key_.integer_min = std::numeric_limits<int>::min();
+      key_.integer_max = std::numeric_limits<int>::max();
+    }
+    key_.read = [access](const Config& config) {
+      return json(access(const_cast<Config&>(config)));  // read only
+    };
+    key_.write = [access](Config& config, const json& value) { assign(access(config), value); };
+  }
+
+  // `words` is the rule as --describe and errors show it; `detail`, when given, is the error's
+  // version with the values of the other keys the rule reads.
+  Entry& rule(std::string words, std::function<bool(const Field&, const Config&)> holds,
+              std::function<std::string(const Config&)> detail = {}) {
+    key_.rule = words;
+    const Access access = access_;
+    key_.violation = [access, words, holds, detail](const Config& config) -> std::string {
+      if (holds(access(const_cast<Config&>(config)), config)) return "";
+      return detail ? detail(config) : words;
+    };
+    return *this;
+  }
+  Entry& owner(std::string kind) {
+    key_.owner_kind = std::move(kind);
+    return *this;
+  }
+  Entry& follows(std::string words, std::function<void(Config&)> derive) {
+    key_.default_text = std::move(words);
+    key_.derive_default = std::move(derive);
+    return *this;
+  }
+  operator Key() const { return key_; }
+
+ private:
+  Key key_;
+  Access access_;
+};
+
+// Common rules.
+template <class Field>
+std::function<bool(const Field&, const Config&)> at_least(Field minimum) {
+  return [minimum](const Field& value, const Config&) { return value >= minimum; };
+}
+std::function<bool(const double&, const Config&)> positive() {
+  return [](const double& value, const Config&) { return value > 0; };
+}
+std::function<bool(const double&, const Config&)> unit_interval() {
+  return [](const double& value, const Config&) { return value >= 0 && value <= 1; };
+}
+
+std::string frequency_window(const Config& config) {
+  const int n = config.dataset.n;
+  const std::string half = n % 2 == 0 ? std::to_string(n / 2) : std::to_string(n / 2) + ".5";
+  return "frequencies f with 1 ≤ f < n/2 = " + half;
+}
+
+std::vector<Key> build_table() {
+  return {
+      Entry<std::string>(
+          "name", [](Config & c) -> auto& { return c.name; },
+          "the run's name; its folder is results/<name> unless --out says "
+          "otherwise")
+          .rule("a non-empty folder name without '/'",
+                [](const std::string& name, const Config&) {
+                  return !name.empty() && name.find('/') == std::string::npos && name != "." &&
+                         name != "..";
+                }),
+      Entry<std::uint64_t>(
+          "seed", [](Config & c) -> auto& { return c.seed; },
+          "seed of the data, the initialisation and the minibatch order"),
+      Entry<std::string>(
+          "dataset.kind", [](Config & c) -> auto& { return c.dataset.kind; },
+          "which synthetic denoising task (docs/experiment.md §1)")
+          .rule("one of local, global, periodic, lowrank",
+                [](const std::string& kind, const Config&) {
+                  static const std::set<std::string> kinds = {"local", "global", "periodic",
+                                                              "lowrank"};
+                  return kinds.count(kind) > 0;
+                }),
+      Entry<int>(
+          "dataset.n", [](Config & c) -> auto& { return c.dataset.n; },
+          "positions per sample (the sequence length the layer mixes)")
+          .rule(
+              "an integer ≥ 2",
+              [](const int& n, const Config& c) {
+                return n >= 2 && (c.dataset.kind != "global" || n % 2 == 0);
+              },
+              [](const Config& c) {
+                return c.dataset.n < 2 ? std::string("an integer ≥ 2")
+                                       : "even for kind 'global' (tokens come in pairs)";
+              }),
+      Entry<int>(
+          "dataset.d", [](Config & c) -> auto& { return c.dataset.d; }, "channels per position")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<double>(
+          "dataset.noise", [](Config & c) -> auto& { return c.dataset.noise; },
+          "σ: the noise X = C + σE added to every element of the clean signal C")
+          .rule("a number ≥ 0", at_least(0.0)),
+      Entry<int>(
+          "dataset.train_size", [](Config & c) -> auto& { return c.dataset.train_size; },
+          "training samples")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<int>(
+          "dataset.test_size", [](Config & c) -> auto& { return c.dataset.test_size; },
+          "held-out test samples, on which every measurement is made")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<int>(
+          "dataset.kernel_width", [](Config & c) -> auto& { return c.dataset.kernel_width; },
+          "width w of the Gaussian bump that filters white noise; taps −⌊w/2⌋..⌊w/2⌋")
+          .owner("local")
+          .rule(
+              "an integer, 1 ≤ w ≤ dataset.n",
+              [](const int& width, const Config& c) { return width >= 1 && width <= c.dataset.n; },
+              [](const Config& c) {
+                return c.dataset.kernel_width < 1
+                           ? std::string("an integer ≥ 1")
+                           : "at most dataset.n = " + std::to_string(c.dataset.n);
+              }),
+      Entry<std::vector<int>>(
+          "dataset.freqs", [](Config & c) -> auto& { return c.dataset.freqs; },
+          "the frequencies f of the cosines and sines in each signal")
+          .owner("periodic")
+          .rule(
+              "distinct frequencies f with 1 ≤ f < n/2",
+              [](const std::vector<int>& freqs, const Config& c) {
+                std::set<int> seen;
+                for (int f : freqs)
+                  if (f < 1 || 2LL * f >= c.dataset.n || !seen.insert(f).second) return false;
+                return !freqs.empty();
+              },
+              [](const Config& c) {
+                const std::vector<int>& freqs = c.dataset.freqs;
+                if (freqs.empty()) return "a non-empty list of " + frequency_window(c);
+                for (int f : freqs)
+                  if (f < 1 || 2LL * f >= c.dataset.n) return frequency_window(c);
+                return std::string("distinct frequencies");
+              }),
+      Entry<double>(
+          "dataset.amplitude_decay", [](Config & c) -> auto& { return c.dataset.amplitude_decay; },
+          "the variance of the k-th frequency's amplitudes ∝ amplitude_decay^k")
+          .owner("periodic")
+          .rule("a number > 0", positive()),
+      Entry<int>(
+          "dataset.rank", [](Config & c) -> auto& { return c.dataset.rank; },
+          "k, the rank of the clean signal C = Q diag(s) Z")
+          .owner("lowrank")
+          .rule(
+              "an integer, 1 ≤ k ≤ dataset.n",
+              [](const int& rank, const Config& c) { return rank >= 1 && rank <= c.dataset.n; },
+              [](const Config& c) {
+                return c.dataset.rank < 1 ? std::string("an integer ≥ 1")
+                                          : "at most dataset.n = " + std::to_string(c.dataset.n);
+              }),
+      Entry<double>(
+          "dataset.singular_value_decay",
+          [](Config & c) -> auto& { return c.dataset.singular_value_decay; },
+          "the singular values s_j ∝ singular_value_decay^j")
+          .owner("lowrank")
+          .rule("a number > 0", positive()),
+      Entry<int>(
+          "layer.rank", [](Config & c) -> auto& { return c.layer.rank; },
+          "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
+          .follows("dataset.n", [](Config& c) { c.layer.rank = c.dataset.n; })
+          .rule(
+              "an integer, 1 ≤ r ≤ dataset.n",
+              [](const int& rank, const Config& c) { return rank >= 1 && rank <= c.dataset.n; },
+              [](const Config& c) {
+                return c.layer.rank < 1 ? std::string("an integer ≥ 1")
+                                        : "at most dataset.n = " + std::to_string(c.dataset.n) +
+                                              " (spec §2: r ≤ n)";
+              }),
+      Entry<double>(
+          "layer.content_init_scale",
+          [](Config & c) -> auto& { return c.layer.content_init_scale; },
+          "c: content rows of A and B start as N(0, c²/(n·d))")
+          .rule("a number ≥ 0", at_least(0.0)),
+      Entry<int>(
+          "train.steps", [](Config & c) -> auto& { return c.train.steps; },
+          "training steps (one minibatch each)")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<int>(
+          "train.batch_size", [](Config & c) -> auto& { return c.train.batch_size; },
+          "samples per minibatch")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<double>(
+          "train.lr", [](Config & c) -> auto& { return c.train.lr; },
+          "Adam's learning rate at the first step (cosine decay to lr_final)")
+          .rule("a number > 0", positive()),
+      Entry<double>(
+          "train.lr_final", [](Config & c) -> auto& { return c.train.lr_final; },
+          "the learning rate the cosine schedule reaches at the last step")
+          .rule(
+              "a number, 0 ≤ lr_final ≤ train.lr",
+              [](const double& lr_final, const Config& c) {
+                return lr_final >= 0 && lr_final <= c.train.lr;
+              },
+              [](const Config& c) {
+                return c.train.lr_final < 0 ? std::string("a number ≥ 0")
+                                            : "at most train.lr = " + number_text(c.train.lr);
+              }),
+      Entry<double>(
+          "train.ortho_weight", [](Config & c) -> auto& { return c.train.ortho_weight; },
+          "λ_orth, the weight of the soft orthogonality penalty on U and V")
+          .rule("a number ≥ 0", at_least(0.0)),
+      Entry<int>(
+          "train.eval_every", [](Config & c) -> auto& { return c.train.eval_every; },
+          "steps between test-set evaluations (the test_mse column of loss.csv)")
+          .rule("an integer ≥ 1", at_least(1)),
+      Entry<double>(
+          "analysis.iota_min", [](Config & c) -> auto& { return c.analysis.iota_min; },
+          "verdict: attention needs input dependence ι ≥ iota_min")
+          .rule("a number in [0, 1]", unit_interval()),
+      Entry<double>(
+          "analysis.tau_min", [](Config & c) -> auto& { return c.analysis.tau_min; },
+          "verdict: convolution needs Toeplitz score τ ≥ tau_min")
+          .rule("a number in [0, 1]", unit_interval()),
+      Entry<double>(
+          "analysis.ell_min", [](Config & c) -> auto& { return c.analysis.ell_min; },
+          "verdict: convolution needs locality ℓ ≥ ell_min")
+          .rule("a number in [0, 1]", unit_interval()),
+      Entry<double>(
+          "analysis.phi_min", [](Config & c) -> auto& { return c.analysis.phi_min; },
+          "verdict: Fourier needs Fourier score φ ≥ phi_min")
+          .rule("a number in [0, 1]", unit_interval()),
+      Entry<double>(
+          "analysis.alpha_min", [](Config & c) -> auto& { return c.analysis.alpha_min; },
+          "verdict: SVD needs subspace alignment α ≥ alpha_min")
+          .rule("a number in [0, 1]", unit_interval()),
+      Entry<double>(
+          "analysis.eta_min", [](Config & c) -> auto& { return c.analysis.eta_min; },
+          "a fixed-operator verdict counts as emerged only with η ≥ eta_min")
+          .rule("a number > 0", positive()),
+  };
+}
+
+}  // namespace
+
+const std::vector<Key>& keys() {
+  static const std::vector<Key> table = build_table();
+  return table;
+}
+
+const Key* find_key(std::string_view path) {
+  for (const Key& key : keys())
+    if (key.path == path) return &key;
+  return nullptr;
+}
+
+std::string default_of(const Key& key) {
+  if (!key.default_text.empty()) return key.default_text;
+  return key.read(Config{}).dump();
+}
+
+std::string type_name(ValueType type) {
+  switch (type) {
+    case ValueType::kString:
+      return "a string";
+    case ValueType::kInteger:
+      return "an integer";
+    case ValueType::kNumber:
+      return "a number";
+    case ValueType::kIntegerList:
+      return "a list of integers";
+  }
+  return "";
+}
+
+}  // namespace ufl::config

@@ -1,0 +1,50 @@
+#pragma once
+// The one table of config keys: for every key its path, type, default, rule, meaning and owner.
+// It drives parsing, validation, --set, the resolved config.json, `--help`/`ufl config
+// --describe` and the key reference in docs/ (config/load.hpp walks it; nothing else lists keys).
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace ufl::config {
+
+enum class ValueType { kString, kInteger, kNumber, kIntegerList };
+
+struct Key {
+  std::string path;  // "dataset.n"
+  ValueType type = ValueType::kNumber;
+  // Integers must lie in [integer_min, integer_max] to fit the field (a 32-bit int, or the
+  // 64-bit unsigned seed); beyond that the value is refused before any rule is checked.
+  double integer_min = 0, integer_max = 0;
+  std::string meaning;       // one line: what the key does
+  std::string rule;          // the rule in words, for --describe ("≥ 2", "at most dataset.n")
+  std::string default_text;  // the default for --describe when it follows another key
+  std::string owner_kind;    // the dataset kind the key belongs to; "" for every run
+
+  // The key's field in a Config, as JSON, and back (the value has passed the type check).
+  std::function<nlohmann::json(const Config&)> read;
+  std::function<void(Config&, const nlohmann::json&)> write;
+  // Run when the key is absent, after every given key is written: a default that follows other
+  // keys (layer.rank = dataset.n). Empty: the struct's default stands.
+  std::function<void(Config&)> derive_default;
+  // "" when the resolved config obeys the rule; else what the value must be, with the values
+  // of the keys it depends on ("at most dataset.n = 32").
+  std::function<std::string(const Config&)> violation;
+};
+
+// Every key, in the order of the resolved config.json and of --describe.
+const std::vector<Key>& keys();
+const Key* find_key(std::string_view path);
+
+// The default of a key as --describe shows it: the struct's default as JSON, or default_text.
+std::string default_of(const Key& key);
+
+// "an integer", "a number", … for messages.
+std::string type_name(ValueType type);
+
+}  // namespace ufl::config

@@ -1,0 +1,15 @@
+#pragma once
+// A run's training settings (the keys train.*); rules and meanings are in config/keys.cpp.
+
+namespace ufl::train {
+
+struct TrainConfig {
+  int steps = 6000;
+  int batch_size = 64;
+  double lr = 1e-2;
+  double lr_final = 1e-4;
+  double ortho_weight = 0.01;
+  int eval_every = 200;  // steps between test-set evaluations in loss.csv
+};
+
+}  // namespace ufl::train
