@@ -9,6 +9,7 @@
 #include "analysis/spectrum.hpp"
 #include "analysis/structure_scores.hpp"
 #include "analysis/verdict.hpp"
+#include "data/registry.hpp"
 #include "model/evaluate.hpp"
 #include "tape/ops/activation.hpp"
 
@@ -77,7 +78,8 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
   const data::DatasetConfig& spec = dataset.spec;
   const int n = spec.n, d = spec.d, r = params.shape.r;
   const data::SampleSet& test = dataset.test;
-  const bool global = spec.kind == "global";
+  // Kinds with partners (global): the optimum is per sample, and routing can be scored.
+  const bool global = dataset.kind->has_partners;
   const int saved = std::min(kSavedSamples, test.count);
   const std::size_t sample_size = std::size_t(n) * d;
 
@@ -163,7 +165,7 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
       decide(VerdictInputs{optimum.iota, optimum.tau, optimum.ell, optimum.phi, optimum.alpha, 1.0,
                            optimal_mse, fixed_mse, targets.k99, n},
              thresholds);
-  const std::string claimed = claimed_operator(spec.kind);
+  const std::string claimed = dataset.kind->claimed_operator;
 
   RunAnalysis analysis;
   json& metrics = analysis.metrics;

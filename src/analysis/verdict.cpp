@@ -19,12 +19,4 @@ Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds) {
   return {"unclassified", false};
 }
 
-std::string claimed_operator(const std::string& dataset_kind) {
-  if (dataset_kind == "local") return "convolution";
-  if (dataset_kind == "global") return "attention";
-  if (dataset_kind == "periodic") return "fourier";
-  if (dataset_kind == "lowrank") return "svd";
-  throw std::invalid_argument("claimed_operator: unknown dataset kind '" + dataset_kind + "'");
-}
-
 }  // namespace ufl::analysis

@@ -32,8 +32,4 @@ struct Verdict {
 // local, but a poor denoiser); unclassified never has. A NaN score fails its test.
 Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds);
 
-// The operator the seed paper claims emerges on each dataset kind (spec §1): local → convolution,
-// global → attention, periodic → fourier, lowrank → svd. Throws std::invalid_argument otherwise.
-std::string claimed_operator(const std::string& dataset_kind);
-
 }  // namespace ufl::analysis

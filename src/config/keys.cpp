@@ -2,10 +2,9 @@
 // struct's), its rule and its meaning. Cross-key rules name the other key and its value.
 #include "config/keys.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
-#include <set>
+
+#include "data/registry.hpp"
 
 namespace ufl::config {
 namespace {
@@ -41,7 +40,17 @@ std::string number_text(double value) { return json(value).dump(); }
 template <class Field>
 class Entry {
  public:
-  using Access = Field& (*)(Config&);
+  using Access = std::function<Field&(Config&)>;
+
+  // A top-level key (name, seed) or a key of a section (dataset.n): the member pointers to it.
+  Entry(std::string path, Field Config::*member, std::string meaning)
+      : Entry(std::move(path), Access([member](Config& c) -> Field& { return c.*member; }),
+              std::move(meaning)) {}
+  template <class Section>
+  Entry(std::string path, Section Config::*section, Field Section::*member, std::string meaning)
+      : Entry(std::move(path),
+              Access([section, member](Config& c) -> Field& { return c.*section.*member; }),
+              std::move(meaning)) {}
 
   Entry(std::string path, Access access, std::string meaning) : access_(access) {
     key_.path = std::move(path);
@@ -65,15 +74,18 @@ class Entry {
   Entry& rule(std::string words, std::function<bool(const Field&, const Config&)> holds,
               std::function<std::string(const Config&)> detail = {}) {
     key_.rule = words;
-    const Access access = access_;
+    const Access access = access_;  // a copy: the Entry is gone when the key is used
     key_.violation = [access, words, holds, detail](const Config& config) -> std::string {
       if (holds(access(const_cast<Config&>(config)), config)) return "";
       return detail ? detail(config) : words;
     };
     return *this;
   }
-  Entry& owner(std::string kind) {
+  // A key of one dataset kind: its rules are the kind's (its record's check, data/registry.hpp);
+  // `words` says them for --describe.
+  Entry& owned_by(std::string kind, std::string words) {
     key_.owner_kind = std::move(kind);
+    key_.rule = std::move(words);
     return *this;
   }
   Entry& follows(std::string words, std::function<void(Config&)> derive) {
@@ -100,118 +112,57 @@ std::function<bool(const double&, const Config&)> unit_interval() {
   return [](const double& value, const Config&) { return value >= 0 && value <= 1; };
 }
 
-std::string frequency_window(const Config& config) {
-  const int n = config.dataset.n;
-  const std::string half = n % 2 == 0 ? std::to_string(n / 2) : std::to_string(n / 2) + ".5";
-  return "frequencies f with 1 ≤ f < n/2 = " + half;
-}
-
 std::vector<Key> build_table() {
   return {
-      Entry<std::string>(
-          "name", [](Config & c) -> auto& { return c.name; },
-          "the run's name; its folder is results/<name> unless --out says "
-          "otherwise")
+      Entry<std::string>("name", &Config::name,
+                         "the run's name; its folder is results/<name> unless --out says "
+                         "otherwise")
           .rule("a non-empty folder name without '/'",
                 [](const std::string& name, const Config&) {
                   return !name.empty() && name.find('/') == std::string::npos && name != "." &&
                          name != "..";
                 }),
-      Entry<std::uint64_t>(
-          "seed", [](Config & c) -> auto& { return c.seed; },
-          "seed of the data, the initialisation and the minibatch order"),
-      Entry<std::string>(
-          "dataset.kind", [](Config & c) -> auto& { return c.dataset.kind; },
-          "which synthetic denoising task (docs/experiment.md §1)")
-          .rule("one of local, global, periodic, lowrank",
+      Entry<std::uint64_t>("seed", &Config::seed,
+                           "seed of the data, the initialisation and the minibatch order"),
+      Entry<std::string>("dataset.kind", &Config::dataset, &data::DatasetConfig::kind,
+                         "which synthetic denoising task (docs/experiment.md §1)")
+          .rule("one of " + data::dataset_kind_names(),
                 [](const std::string& kind, const Config&) {
-                  static const std::set<std::string> kinds = {"local", "global", "periodic",
-                                                              "lowrank"};
-                  return kinds.count(kind) > 0;
+                  return data::find_dataset_kind(kind) != nullptr;
                 }),
-      Entry<int>(
-          "dataset.n", [](Config & c) -> auto& { return c.dataset.n; },
-          "positions per sample (the sequence length the layer mixes)")
-          .rule(
-              "an integer ≥ 2",
-              [](const int& n, const Config& c) {
-                return n >= 2 && (c.dataset.kind != "global" || n % 2 == 0);
-              },
-              [](const Config& c) {
-                return c.dataset.n < 2 ? std::string("an integer ≥ 2")
-                                       : "even for kind 'global' (tokens come in pairs)";
-              }),
-      Entry<int>(
-          "dataset.d", [](Config & c) -> auto& { return c.dataset.d; }, "channels per position")
+      Entry<int>("dataset.n", &Config::dataset, &data::DatasetConfig::n,
+                 "positions per sample (the sequence length the layer mixes)")
+          .rule("an integer ≥ 2", at_least(2)),
+      Entry<int>("dataset.d", &Config::dataset, &data::DatasetConfig::d, "channels per position")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<double>(
-          "dataset.noise", [](Config & c) -> auto& { return c.dataset.noise; },
-          "σ: the noise X = C + σE added to every element of the clean signal C")
+      Entry<double>("dataset.noise", &Config::dataset, &data::DatasetConfig::noise,
+                    "σ: the noise X = C + σE added to every element of the clean signal C")
           .rule("a number ≥ 0", at_least(0.0)),
-      Entry<int>(
-          "dataset.train_size", [](Config & c) -> auto& { return c.dataset.train_size; },
-          "training samples")
+      Entry<int>("dataset.train_size", &Config::dataset, &data::DatasetConfig::train_size,
+                 "training samples")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<int>(
-          "dataset.test_size", [](Config & c) -> auto& { return c.dataset.test_size; },
-          "held-out test samples, on which every measurement is made")
+      Entry<int>("dataset.test_size", &Config::dataset, &data::DatasetConfig::test_size,
+                 "held-out test samples, on which every measurement is made")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<int>(
-          "dataset.kernel_width", [](Config & c) -> auto& { return c.dataset.kernel_width; },
-          "width w of the Gaussian bump that filters white noise; taps −⌊w/2⌋..⌊w/2⌋")
-          .owner("local")
-          .rule(
-              "an integer, 1 ≤ w ≤ dataset.n",
-              [](const int& width, const Config& c) { return width >= 1 && width <= c.dataset.n; },
-              [](const Config& c) {
-                return c.dataset.kernel_width < 1
-                           ? std::string("an integer ≥ 1")
-                           : "at most dataset.n = " + std::to_string(c.dataset.n);
-              }),
-      Entry<std::vector<int>>(
-          "dataset.freqs", [](Config & c) -> auto& { return c.dataset.freqs; },
-          "the frequencies f of the cosines and sines in each signal")
-          .owner("periodic")
-          .rule(
-              "distinct frequencies f with 1 ≤ f < n/2",
-              [](const std::vector<int>& freqs, const Config& c) {
-                std::set<int> seen;
-                for (int f : freqs)
-                  if (f < 1 || 2LL * f >= c.dataset.n || !seen.insert(f).second) return false;
-                return !freqs.empty();
-              },
-              [](const Config& c) {
-                const std::vector<int>& freqs = c.dataset.freqs;
-                if (freqs.empty()) return "a non-empty list of " + frequency_window(c);
-                for (int f : freqs)
-                  if (f < 1 || 2LL * f >= c.dataset.n) return frequency_window(c);
-                return std::string("distinct frequencies");
-              }),
-      Entry<double>(
-          "dataset.amplitude_decay", [](Config & c) -> auto& { return c.dataset.amplitude_decay; },
-          "the variance of the k-th frequency's amplitudes ∝ amplitude_decay^k")
-          .owner("periodic")
-          .rule("a number > 0", positive()),
-      Entry<int>(
-          "dataset.rank", [](Config & c) -> auto& { return c.dataset.rank; },
-          "k, the rank of the clean signal C = Q diag(s) Z")
-          .owner("lowrank")
-          .rule(
-              "an integer, 1 ≤ k ≤ dataset.n",
-              [](const int& rank, const Config& c) { return rank >= 1 && rank <= c.dataset.n; },
-              [](const Config& c) {
-                return c.dataset.rank < 1 ? std::string("an integer ≥ 1")
-                                          : "at most dataset.n = " + std::to_string(c.dataset.n);
-              }),
-      Entry<double>(
-          "dataset.singular_value_decay",
-          [](Config & c) -> auto& { return c.dataset.singular_value_decay; },
-          "the singular values s_j ∝ singular_value_decay^j")
-          .owner("lowrank")
-          .rule("a number > 0", positive()),
-      Entry<int>(
-          "layer.rank", [](Config & c) -> auto& { return c.layer.rank; },
-          "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
+      Entry<int>("dataset.kernel_width", &Config::dataset, &data::DatasetConfig::kernel_width,
+                 "width w of the Gaussian bump that filters white noise; taps −⌊w/2⌋..⌊w/2⌋")
+          .owned_by("local", "an integer, 1 ≤ w ≤ dataset.n"),
+      Entry<std::vector<int>>("dataset.freqs", &Config::dataset, &data::DatasetConfig::freqs,
+                              "the frequencies f of the cosines and sines in each signal")
+          .owned_by("periodic", "distinct frequencies f with 1 ≤ f < n/2"),
+      Entry<double>("dataset.amplitude_decay", &Config::dataset,
+                    &data::DatasetConfig::amplitude_decay,
+                    "the variance of the k-th frequency's amplitudes ∝ amplitude_decay^k")
+          .owned_by("periodic", "a number > 0"),
+      Entry<int>("dataset.rank", &Config::dataset, &data::DatasetConfig::rank,
+                 "k, the rank of the clean signal C = Q diag(s) Z")
+          .owned_by("lowrank", "an integer, 1 ≤ k ≤ dataset.n"),
+      Entry<double>("dataset.singular_value_decay", &Config::dataset,
+                    &data::DatasetConfig::singular_value_decay,
+                    "the singular values s_j ∝ singular_value_decay^j")
+          .owned_by("lowrank", "a number > 0"),
+      Entry<int>("layer.rank", &Config::layer, &model::LayerConfig::rank,
+                 "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
           .follows("dataset.n", [](Config& c) { c.layer.rank = c.dataset.n; })
           .rule(
               "an integer, 1 ≤ r ≤ dataset.n",
@@ -221,26 +172,21 @@ std::vector<Key> build_table() {
                                         : "at most dataset.n = " + std::to_string(c.dataset.n) +
                                               " (spec §2: r ≤ n)";
               }),
-      Entry<double>(
-          "layer.content_init_scale",
-          [](Config & c) -> auto& { return c.layer.content_init_scale; },
-          "c: content rows of A and B start as N(0, c²/(n·d))")
+      Entry<double>("layer.content_init_scale", &Config::layer,
+                    &model::LayerConfig::content_init_scale,
+                    "c: content rows of A and B start as N(0, c²/(n·d))")
           .rule("a number ≥ 0", at_least(0.0)),
-      Entry<int>(
-          "train.steps", [](Config & c) -> auto& { return c.train.steps; },
-          "training steps (one minibatch each)")
+      Entry<int>("train.steps", &Config::train, &train::TrainConfig::steps,
+                 "training steps (one minibatch each)")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<int>(
-          "train.batch_size", [](Config & c) -> auto& { return c.train.batch_size; },
-          "samples per minibatch")
+      Entry<int>("train.batch_size", &Config::train, &train::TrainConfig::batch_size,
+                 "samples per minibatch")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<double>(
-          "train.lr", [](Config & c) -> auto& { return c.train.lr; },
-          "Adam's learning rate at the first step (cosine decay to lr_final)")
+      Entry<double>("train.lr", &Config::train, &train::TrainConfig::lr,
+                    "Adam's learning rate at the first step (cosine decay to lr_final)")
           .rule("a number > 0", positive()),
-      Entry<double>(
-          "train.lr_final", [](Config & c) -> auto& { return c.train.lr_final; },
-          "the learning rate the cosine schedule reaches at the last step")
+      Entry<double>("train.lr_final", &Config::train, &train::TrainConfig::lr_final,
+                    "the learning rate the cosine schedule reaches at the last step")
           .rule(
               "a number, 0 ≤ lr_final ≤ train.lr",
               [](const double& lr_final, const Config& c) {
@@ -250,37 +196,29 @@ std::vector<Key> build_table() {
                 return c.train.lr_final < 0 ? std::string("a number ≥ 0")
                                             : "at most train.lr = " + number_text(c.train.lr);
               }),
-      Entry<double>(
-          "train.ortho_weight", [](Config & c) -> auto& { return c.train.ortho_weight; },
-          "λ_orth, the weight of the soft orthogonality penalty on U and V")
+      Entry<double>("train.ortho_weight", &Config::train, &train::TrainConfig::ortho_weight,
+                    "λ_orth, the weight of the soft orthogonality penalty on U and V")
           .rule("a number ≥ 0", at_least(0.0)),
-      Entry<int>(
-          "train.eval_every", [](Config & c) -> auto& { return c.train.eval_every; },
-          "steps between test-set evaluations (the test_mse column of loss.csv)")
+      Entry<int>("train.eval_every", &Config::train, &train::TrainConfig::eval_every,
+                 "steps between test-set evaluations (the test_mse column of loss.csv)")
           .rule("an integer ≥ 1", at_least(1)),
-      Entry<double>(
-          "analysis.iota_min", [](Config & c) -> auto& { return c.analysis.iota_min; },
-          "verdict: attention needs input dependence ι ≥ iota_min")
+      Entry<double>("analysis.iota_min", &Config::analysis, &analysis::AnalysisConfig::iota_min,
+                    "verdict: attention needs input dependence ι ≥ iota_min")
           .rule("a number in [0, 1]", unit_interval()),
-      Entry<double>(
-          "analysis.tau_min", [](Config & c) -> auto& { return c.analysis.tau_min; },
-          "verdict: convolution needs Toeplitz score τ ≥ tau_min")
+      Entry<double>("analysis.tau_min", &Config::analysis, &analysis::AnalysisConfig::tau_min,
+                    "verdict: convolution needs Toeplitz score τ ≥ tau_min")
           .rule("a number in [0, 1]", unit_interval()),
-      Entry<double>(
-          "analysis.ell_min", [](Config & c) -> auto& { return c.analysis.ell_min; },
-          "verdict: convolution needs locality ℓ ≥ ell_min")
+      Entry<double>("analysis.ell_min", &Config::analysis, &analysis::AnalysisConfig::ell_min,
+                    "verdict: convolution needs locality ℓ ≥ ell_min")
           .rule("a number in [0, 1]", unit_interval()),
-      Entry<double>(
-          "analysis.phi_min", [](Config & c) -> auto& { return c.analysis.phi_min; },
-          "verdict: Fourier needs Fourier score φ ≥ phi_min")
+      Entry<double>("analysis.phi_min", &Config::analysis, &analysis::AnalysisConfig::phi_min,
+                    "verdict: Fourier needs Fourier score φ ≥ phi_min")
           .rule("a number in [0, 1]", unit_interval()),
-      Entry<double>(
-          "analysis.alpha_min", [](Config & c) -> auto& { return c.analysis.alpha_min; },
-          "verdict: SVD needs subspace alignment α ≥ alpha_min")
+      Entry<double>("analysis.alpha_min", &Config::analysis, &analysis::AnalysisConfig::alpha_min,
+                    "verdict: SVD needs subspace alignment α ≥ alpha_min")
           .rule("a number in [0, 1]", unit_interval()),
-      Entry<double>(
-          "analysis.eta_min", [](Config & c) -> auto& { return c.analysis.eta_min; },
-          "a fixed-operator verdict counts as emerged only with η ≥ eta_min")
+      Entry<double>("analysis.eta_min", &Config::analysis, &analysis::AnalysisConfig::eta_min,
+                    "a fixed-operator verdict counts as emerged only with η ≥ eta_min")
           .rule("a number > 0", positive()),
   };
 }

@@ -24,7 +24,8 @@ struct Key {
   std::string meaning;       // one line: what the key does
   std::string rule;          // the rule in words, for --describe ("≥ 2", "at most dataset.n")
   std::string default_text;  // the default for --describe when it follows another key
-  std::string owner_kind;    // the dataset kind the key belongs to; "" for every run
+  // The dataset kind the key belongs to ("" for every run); that kind's record checks its rules.
+  std::string owner_kind;
 
   // The key's field in a Config, as JSON, and back (the value has passed the type check).
   std::function<nlohmann::json(const Config&)> read;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/keys.hpp"
+#include "data/registry.hpp"
 
 namespace ufl::config {
 namespace {
@@ -208,6 +209,9 @@ Config build(const std::string& source, const json& document, const Sources& sou
     if (!owned(key, config) || !key.violation) continue;
     if (const std::string broken = key.violation(config); !broken.empty()) blame(key, broken);
   }
+  // The kind's own rules: on its keys, and those it adds to shared ones (global: n even).
+  if (const data::BrokenRule broken = data::dataset_kind(config.dataset.kind).check(config.dataset))
+    blame(*find_key(broken.key), broken.rule);
   return config;
 }
 

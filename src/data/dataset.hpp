@@ -1,7 +1,8 @@
 #pragma once
-// The four synthetic denoising datasets of spec section 1. Each yields (noisy X, clean C)
-// pairs, X = C + noise·E, and knows its position covariance Γ, the best fixed linear
-// operator M_fix = Γ(Γ+σ²I)⁻¹ and the optimal estimator M*.
+// The synthetic denoising datasets of spec section 1. Each yields (noisy X, clean C) pairs,
+// X = C + noise·E, and knows its position covariance Γ, the best fixed linear operator
+// M_fix = Γ(Γ+σ²I)⁻¹ and the optimal estimator M*. What differs between kinds is in each kind's
+// record (data/registry.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,23 +15,24 @@ namespace ufl::data {
 // `count` samples of n×d, row-major per sample: element (s, i, c) at s*n*d + i*d + c.
 struct SampleSet {
   int count = 0, n = 0, d = 0;
-  std::vector<float> inputs;           // X = C + σE
-  std::vector<float> targets;          // C
-  std::vector<std::int32_t> partners;  // global only: count×n, partner position of each token
+  std::vector<float> inputs;   // X = C + σE
+  std::vector<float> targets;  // C
+  // Kinds with partners (global): count×n, the partner position of each token.
+  std::vector<std::int32_t> partners;
 
   const float* input(int s) const { return inputs.data() + static_cast<size_t>(s) * n * d; }
   const float* target(int s) const { return targets.data() + static_cast<size_t>(s) * n * d; }
 };
 
+struct DatasetKind;
+
 struct Dataset {
   DatasetConfig spec;
+  const DatasetKind* kind = nullptr;  // the record of spec.kind (data/registry.hpp)
   std::uint64_t seed = 0;
   SampleSet train, test;
   Eigen::MatrixXd covariance;      // Γ, n×n, E[C[:,c] C[:,c]ᵀ] for every channel c
   Eigen::MatrixXd fixed_operator;  // M_fix = Γ(Γ+σ²I)⁻¹, the best fixed linear operator
-  // True where the optimal estimator is the fixed operator (local, periodic, lowrank);
-  // false for global, whose optimum averages each token with its partner.
-  bool optimum_is_fixed = true;
   // lowrank only: the n×k orthonormal basis Q and singular values s of spec section 1.
   Eigen::MatrixXd lowrank_basis;
   Eigen::VectorXd lowrank_singular_values;
@@ -40,19 +42,15 @@ struct Dataset {
 // Throws std::invalid_argument for a spec that cannot be generated.
 Dataset generate(const DatasetConfig& spec, std::uint64_t seed);
 
-// Γ of each kind, exactly (spec section 1).
-Eigen::MatrixXd covariance_of(const DatasetConfig& spec, const Eigen::MatrixXd& lowrank_basis,
-                              const Eigen::VectorXd& lowrank_singular_values);
-
 // M_fix = Γ(Γ+σ²I)⁻¹.
 Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise);
 
-// The optimal estimate of the clean sample s of `set` (n×d): M* X for the Gaussian kinds,
-// partner averaging with shrinkage (x_i + x_partner)/(2+σ²) for global.
+// The optimal estimate of the clean sample s of `set` (n×d): M* X, with M* the fixed operator, or
+// for kinds with partners the per-sample optimum of the kind's record.
 Eigen::MatrixXd optimal_estimate(const Dataset& dataset, const SampleSet& set, int s);
 
-// The optimal estimator as a matrix for sample s: M* for fixed kinds; for global the per-sample
-// matrix with 1/(2+σ²) at (i,i) and (i,partner(i)).
+// The optimal estimator as a matrix for sample s: M_fix, or for kinds with partners the kind's
+// per-sample optimum (global: 1/(2+σ²) at (i,i) and (i,partner(i))).
 Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s);
 
 // Mean squared error per element of `estimate` against the clean targets, over a whole set.

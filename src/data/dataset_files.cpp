@@ -1,5 +1,6 @@
 #include "data/dataset_files.hpp"
 
+#include "data/registry.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "ufl/version.hpp"
@@ -75,7 +76,7 @@ Dataset load_dataset(const std::filesystem::path& folder, const DatasetConfig& s
     throw std::invalid_argument(folder.string() + " was generated with seed " +
                                 sidecar["seed"].dump() + " but the run uses seed " +
                                 expected["seed"].dump());
-  const bool partners = spec.kind == "global";
+  const bool partners = dataset.kind->has_partners;
   dataset.train = load_set(folder, "train", spec.train_size, spec.n, spec.d, partners);
   dataset.test = load_set(folder, "test", spec.test_size, spec.n, spec.d, partners);
   return dataset;

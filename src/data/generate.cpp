@@ -1,10 +1,9 @@
-// generate() and covariance_of(): pick the kind, draw the train and test sets, attach Γ and M_fix.
+// generate(): ask the kind's record for its structure and samples; attach Γ and M_fix.
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 
-#include "data/dataset.hpp"
-#include "data/kinds.hpp"
+#include "data/registry.hpp"
 
 namespace ufl::data {
 namespace {
@@ -41,33 +40,6 @@ SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDr
   return set;
 }
 
-SignalDrawer signal_drawer(const Dataset& dataset) {
-  const DatasetConfig& spec = dataset.spec;
-  const int n = spec.n, d = spec.d;
-  if (spec.kind == "local") {
-    return [n, d, taps = local_taps(spec.kernel_width)](Rng& rng, double* clean, std::int32_t*) {
-      draw_local_signal(n, d, taps, rng, clean);
-    };
-  }
-  if (spec.kind == "global") {
-    return [n, d](Rng& rng, double* clean, std::int32_t* partners) {
-      draw_global_signal(n, d, rng, clean, partners);
-    };
-  }
-  if (spec.kind == "periodic") {
-    return [n, d, freqs = spec.freqs,
-            variances = periodic_variances(spec.freqs, spec.amplitude_decay)](
-               Rng& rng, double* clean, std::int32_t*) {
-      draw_periodic_signal(n, d, freqs, variances, rng, clean);
-    };
-  }
-  // lowrank (validate() has rejected every other kind).
-  return [d, basis = dataset.lowrank_basis, singular_values = dataset.lowrank_singular_values](
-             Rng& rng, double* clean, std::int32_t*) {
-    draw_lowrank_signal(d, basis, singular_values, rng, clean);
-  };
-}
-
 }  // namespace
 
 Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
@@ -75,41 +47,21 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   Dataset dataset;
   dataset.spec = spec;
   dataset.seed = seed;
-  if (spec.kind == "lowrank") {
+  const DatasetKind& kind = dataset_kind(spec.kind);
+  dataset.kind = &kind;
+  if (kind.draw_structure) {
     Rng structure_rng(seed, Stream::kDatasetStructure);
-    dataset.lowrank_basis = lowrank_basis(spec.n, spec.rank, structure_rng);
-    dataset.lowrank_singular_values =
-        lowrank_singular_values(spec.n, spec.rank, spec.singular_value_decay);
+    kind.draw_structure(dataset, structure_rng);
   }
-  dataset.covariance = covariance_of(spec, dataset.lowrank_basis, dataset.lowrank_singular_values);
+  dataset.covariance = kind.covariance(dataset);
   dataset.fixed_operator = wiener_operator(dataset.covariance, spec.noise);
-  // spec §1: for global the best estimator averages each token with its partner, which no fixed
-  // matrix can do.
-  dataset.optimum_is_fixed = spec.kind != "global";
 
-  const SignalDrawer draw_signal = signal_drawer(dataset);
-  const bool has_partners = spec.kind == "global";
-  dataset.train =
-      draw_set(spec, spec.train_size, Rng(seed, Stream::kTrainSamples), draw_signal, has_partners);
-  dataset.test =
-      draw_set(spec, spec.test_size, Rng(seed, Stream::kTestSamples), draw_signal, has_partners);
+  const SignalDrawer draw_signal = kind.signal_drawer(dataset);
+  dataset.train = draw_set(spec, spec.train_size, Rng(seed, Stream::kTrainSamples), draw_signal,
+                           kind.has_partners);
+  dataset.test = draw_set(spec, spec.test_size, Rng(seed, Stream::kTestSamples), draw_signal,
+                          kind.has_partners);
   return dataset;
-}
-
-Eigen::MatrixXd covariance_of(const DatasetConfig& spec, const Eigen::MatrixXd& lowrank_basis,
-                              const Eigen::VectorXd& lowrank_singular_values) {
-  if (spec.kind == "local") return local_covariance(spec.n, spec.kernel_width);
-  if (spec.kind == "global") return global_covariance(spec.n);
-  if (spec.kind == "periodic") return periodic_covariance(spec.n, spec.freqs, spec.amplitude_decay);
-  if (spec.kind == "lowrank") {
-    if (lowrank_basis.rows() != spec.n || lowrank_basis.cols() != lowrank_singular_values.size()) {
-      throw std::invalid_argument(
-          "covariance_of: kind \"lowrank\" needs its n×k basis Q and k singular values s");
-    }
-    return lowrank_covariance(lowrank_basis, lowrank_singular_values);
-  }
-  throw std::invalid_argument("dataset.kind: unknown kind \"" + spec.kind +
-                              "\" (expected local, global, periodic or lowrank)");
 }
 
 }  // namespace ufl::data

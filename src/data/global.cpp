@@ -37,4 +37,46 @@ void draw_global_signal(int n, int d, Rng& rng, double* clean, std::int32_t* par
   }
 }
 
+DatasetKind global_kind() {
+  DatasetKind kind;
+  kind.name = "global";
+  kind.summary =
+      "n/2 random vectors, each at two random positions; optimum: average each token "
+      "with its partner (per sample, beyond any fixed matrix)";
+  kind.claimed_operator = "attention";
+  kind.has_partners = true;
+  kind.check = [](const DatasetConfig& spec) -> BrokenRule {
+    if (spec.n % 2 != 0) return {"dataset.n", "even for kind 'global' (tokens come in pairs)"};
+    return {};
+  };
+  kind.covariance = [](const Dataset& dataset) { return global_covariance(dataset.spec.n); };
+  kind.signal_drawer = [](const Dataset& dataset) -> SignalDrawer {
+    return
+        [n = dataset.spec.n, d = dataset.spec.d](Rng& rng, double* clean, std::int32_t* partners) {
+          draw_global_signal(n, d, rng, clean, partners);
+        };
+  };
+  kind.partner_optimum = [](const Dataset& dataset, const std::int32_t* partners) {
+    // x_i and its partner's x_p are c + σe_i and c + σe_p with c ~ N(0, 1), so
+    // E[c | x_i, x_p] = (x_i + x_p)/(2 + σ²): 1/(2+σ²) at (i, i) and (i, partner(i)).
+    const int n = dataset.spec.n;
+    const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
+    Eigen::MatrixXd optimum = Eigen::MatrixXd::Zero(n, n);
+    for (int position = 0; position < n; ++position) {
+      optimum(position, position) = shrinkage;
+      optimum(position, partners[position]) = shrinkage;
+    }
+    return optimum;
+  };
+  kind.partner_estimate = [](const Dataset& dataset, const Eigen::MatrixXd& noisy,
+                             const std::int32_t* partners) {
+    const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
+    Eigen::MatrixXd estimate(noisy.rows(), noisy.cols());
+    for (Eigen::Index position = 0; position < noisy.rows(); ++position)
+      estimate.row(position) = shrinkage * (noisy.row(position) + noisy.row(partners[position]));
+    return estimate;
+  };
+  return kind;
+}
+
 }  // namespace ufl::data

@@ -1,23 +1,12 @@
 #pragma once
-// The pieces behind generate() (spec §1), one group per dataset kind: how the kind draws one
-// clean sample and what its exact position covariance Γ is. Used by generate.cpp and the tests.
+// The pieces behind each dataset kind's record (data/registry.hpp, spec §1): how the kind draws
+// one clean sample and what its exact position covariance Γ is. Used by the records and the tests.
 #include <cstdint>
-#include <functional>
 #include <vector>
 
-#include "data/dataset_config.hpp"
-#include "data/rng.hpp"
-#include "tensor/eigen.hpp"
+#include "data/registry.hpp"
 
 namespace ufl::data {
-
-// Draws one clean n×d sample, row-major (position i, channel c), into `clean` (n·d values).
-// Kinds with partners (global) also write the n partner positions into `partners`.
-using SignalDrawer = std::function<void(Rng& rng, double* clean, std::int32_t* partners)>;
-
-// Throws std::invalid_argument, naming the config key, when `spec` cannot be generated.
-// Parameters of other kinds than spec.kind are not checked: they are not used.
-void validate(const DatasetConfig& spec);
 
 // local: white noise filtered by a Gaussian bump, valid convolution (spec §1).
 // The taps h_t for t = -⌊w/2⌋..⌊w/2⌋ (index t + ⌊w/2⌋), with ‖h‖₂ = 1.

@@ -60,4 +60,28 @@ void draw_local_signal(int n, int d, const std::vector<double>& taps, Rng& rng, 
   }
 }
 
+DatasetKind local_kind() {
+  DatasetKind kind;
+  kind.name = "local";
+  kind.summary =
+      "white noise filtered by a Gaussian bump of kernel_width taps; optimum: the "
+      "Wiener filter, a banded Toeplitz matrix";
+  kind.claimed_operator = "convolution";
+  kind.check = [](const DatasetConfig& spec) -> BrokenRule {
+    if (spec.kernel_width < 1) return {"dataset.kernel_width", "an integer ≥ 1"};
+    if (spec.kernel_width > spec.n)
+      return {"dataset.kernel_width", "at most dataset.n = " + std::to_string(spec.n)};
+    return {};
+  };
+  kind.covariance = [](const Dataset& dataset) {
+    return local_covariance(dataset.spec.n, dataset.spec.kernel_width);
+  };
+  kind.signal_drawer = [](const Dataset& dataset) -> SignalDrawer {
+    return
+        [n = dataset.spec.n, d = dataset.spec.d, taps = local_taps(dataset.spec.kernel_width)](
+            Rng& rng, double* clean, std::int32_t*) { draw_local_signal(n, d, taps, rng, clean); };
+  };
+  return kind;
+}
+
 }  // namespace ufl::data

@@ -64,4 +64,38 @@ void draw_lowrank_signal(int d, const Eigen::MatrixXd& basis,
   }
 }
 
+DatasetKind lowrank_kind() {
+  DatasetKind kind;
+  kind.name = "lowrank";
+  kind.summary =
+      "C = Q diag(s) Z with one random orthonormal n×rank basis Q per seed; optimum: "
+      "the data's SVD, shrunk";
+  kind.claimed_operator = "svd";
+  kind.check = [](const DatasetConfig& spec) -> BrokenRule {
+    if (spec.rank < 1) return {"dataset.rank", "an integer ≥ 1"};
+    if (spec.rank > spec.n)
+      return {"dataset.rank", "at most dataset.n = " + std::to_string(spec.n)};
+    if (!(std::isfinite(spec.singular_value_decay) && spec.singular_value_decay > 0))
+      return {"dataset.singular_value_decay", "a number > 0"};
+    return {};
+  };
+  kind.draw_structure = [](Dataset& dataset, Rng& structure_rng) {
+    const DatasetConfig& spec = dataset.spec;
+    dataset.lowrank_basis = lowrank_basis(spec.n, spec.rank, structure_rng);
+    dataset.lowrank_singular_values =
+        lowrank_singular_values(spec.n, spec.rank, spec.singular_value_decay);
+  };
+  kind.covariance = [](const Dataset& dataset) {
+    return lowrank_covariance(dataset.lowrank_basis, dataset.lowrank_singular_values);
+  };
+  kind.signal_drawer = [](const Dataset& dataset) -> SignalDrawer {
+    return [d = dataset.spec.d, basis = dataset.lowrank_basis,
+            singular_values = dataset.lowrank_singular_values](Rng& rng, double* clean,
+                                                               std::int32_t*) {
+      draw_lowrank_signal(d, basis, singular_values, rng, clean);
+    };
+  };
+  return kind;
+}
+
 }  // namespace ufl::data

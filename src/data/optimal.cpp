@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "data/dataset.hpp"
+#include "data/registry.hpp"
 
 namespace ufl::data {
 namespace {
@@ -17,9 +17,10 @@ Eigen::MatrixXd noisy_sample(const SampleSet& set, int s) {
   return RowMajorFloatMap(set.input(s), set.n, set.d).cast<double>();
 }
 
-const std::int32_t* partners_of(const SampleSet& set, int s) {
+const std::int32_t* partners_of(const Dataset& dataset, const SampleSet& set, int s) {
   if (set.partners.size() != static_cast<size_t>(set.count) * set.n) {
-    throw std::invalid_argument("the optimal estimate of kind \"global\" needs the set's partners");
+    throw std::invalid_argument("the optimal estimate of kind \"" + dataset.spec.kind +
+                                "\" needs the set's partners");
   }
   return set.partners.data() + static_cast<size_t>(s) * set.n;
 }
@@ -67,30 +68,15 @@ Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise)
   return eigenvectors * gains.asDiagonal() * eigenvectors.transpose();
 }
 
-Eigen::MatrixXd optimal_estimate(const Dataset& dataset, const SampleSet& set, int s) {
-  if (dataset.optimum_is_fixed) return dataset.fixed_operator * noisy_sample(set, s);
-  // global (spec §1): x_i and its partner's x_p are c + σe_i and c + σe_p with c ~ N(0, 1), so
-  // E[c | x_i, x_p] = (x_i + x_p)/(2 + σ²).
-  const Eigen::MatrixXd noisy = noisy_sample(set, s);
-  const std::int32_t* partners = partners_of(set, s);
-  const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
-  Eigen::MatrixXd estimate(set.n, set.d);
-  for (int position = 0; position < set.n; ++position) {
-    estimate.row(position) = shrinkage * (noisy.row(position) + noisy.row(partners[position]));
-  }
-  return estimate;
+Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
+  if (!dataset.kind->has_partners) return dataset.fixed_operator;
+  return dataset.kind->partner_optimum(dataset, partners_of(dataset, set, s));
 }
 
-Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
-  if (dataset.optimum_is_fixed) return dataset.fixed_operator;
-  const std::int32_t* partners = partners_of(set, s);
-  const double shrinkage = 1.0 / (2.0 + dataset.spec.noise * dataset.spec.noise);
-  Eigen::MatrixXd optimum = Eigen::MatrixXd::Zero(set.n, set.n);
-  for (int position = 0; position < set.n; ++position) {
-    optimum(position, position) = shrinkage;
-    optimum(position, partners[position]) = shrinkage;
-  }
-  return optimum;
+Eigen::MatrixXd optimal_estimate(const Dataset& dataset, const SampleSet& set, int s) {
+  if (!dataset.kind->has_partners) return dataset.fixed_operator * noisy_sample(set, s);
+  return dataset.kind->partner_estimate(dataset, noisy_sample(set, s),
+                                        partners_of(dataset, set, s));
 }
 
 double optimal_mse(const Dataset& dataset, const SampleSet& set) {

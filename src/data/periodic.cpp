@@ -1,4 +1,5 @@
 // The `periodic` dataset of spec §1: random sums of cosines and sines at a few frequencies.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numbers>
@@ -73,6 +74,42 @@ void draw_periodic_signal(int n, int d, const std::vector<int>& freqs,
       clean[position * d + channel] = value;
     }
   }
+}
+
+DatasetKind periodic_kind() {
+  DatasetKind kind;
+  kind.name = "periodic";
+  kind.summary =
+      "random sums of cosines and sines at the frequencies freqs; optimum: a projection "
+      "onto those frequencies, a circulant of rank 2K";
+  kind.claimed_operator = "fourier";
+  kind.check = [](const DatasetConfig& spec) -> BrokenRule {
+    const std::string half =
+        spec.n % 2 == 0 ? std::to_string(spec.n / 2) : std::to_string(spec.n / 2) + ".5";
+    const std::string window = "frequencies f with 1 ≤ f < n/2 = " + half;
+    if (spec.freqs.empty()) return {"dataset.freqs", "a non-empty list of " + window};
+    std::vector<int> sorted = spec.freqs;
+    std::sort(sorted.begin(), sorted.end());
+    // f ≥ n/2 would alias onto n − f or, at f = n/2, lose its sine: Γ would not have rank 2K.
+    if (sorted.front() < 1 || 2LL * sorted.back() >= spec.n) return {"dataset.freqs", window};
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return {"dataset.freqs", "distinct frequencies"};
+    if (!(std::isfinite(spec.amplitude_decay) && spec.amplitude_decay > 0))
+      return {"dataset.amplitude_decay", "a number > 0"};
+    return {};
+  };
+  kind.covariance = [](const Dataset& dataset) {
+    return periodic_covariance(dataset.spec.n, dataset.spec.freqs, dataset.spec.amplitude_decay);
+  };
+  kind.signal_drawer = [](const Dataset& dataset) -> SignalDrawer {
+    const DatasetConfig& spec = dataset.spec;
+    return [n = spec.n, d = spec.d, freqs = spec.freqs,
+            variances = periodic_variances(spec.freqs, spec.amplitude_decay)](
+               Rng& rng, double* clean, std::int32_t*) {
+      draw_periodic_signal(n, d, freqs, variances, rng, clean);
+    };
+  };
+  return kind;
 }
 
 }  // namespace ufl::data

@@ -7,7 +7,6 @@
 #include <limits>
 #include <stdexcept>
 
-using ufl::analysis::claimed_operator;
 using ufl::analysis::decide;
 using ufl::analysis::VerdictInputs;
 
@@ -108,12 +107,4 @@ TEST_CASE("decide: thresholds come from the config, NaN scores fail") {
   CHECK(decide(inputs, loose).name == "fourier");
   inputs.phi = std::numeric_limits<double>::quiet_NaN();
   CHECK(decide(inputs, loose).name == "unclassified");
-}
-
-TEST_CASE("claimed_operator: the seed paper's claim per dataset kind") {
-  CHECK(claimed_operator("local") == "convolution");
-  CHECK(claimed_operator("global") == "attention");
-  CHECK(claimed_operator("periodic") == "fourier");
-  CHECK(claimed_operator("lowrank") == "svd");
-  CHECK_THROWS_AS(claimed_operator("image"), std::invalid_argument);
 }

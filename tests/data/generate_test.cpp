@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "data/registry.hpp"
 #include "statistics.hpp"
 
 namespace ufl::data {
@@ -48,7 +49,8 @@ TEST_CASE("generate: sets have the configured shape, row-major n×d per sample")
     CHECK(dataset.train.partners.size() == (kind == "global" ? 5u * 8 : 0u));
     CHECK(dataset.covariance.rows() == 8);
     CHECK(dataset.fixed_operator.cols() == 8);
-    CHECK(dataset.optimum_is_fixed == (kind != "global"));
+    CHECK(dataset.kind->name == kind);
+    CHECK(dataset.kind->has_partners == (kind == "global"));
   }
 }
 

@@ -1,0 +1,32 @@
+// The registry of dataset kinds: one line per kind.
+#include "data/registry.hpp"
+
+#include <stdexcept>
+
+namespace ufl::data {
+
+const std::vector<DatasetKind>& dataset_kinds() {
+  static const std::vector<DatasetKind> kinds = {local_kind(), global_kind(), periodic_kind(),
+                                                 lowrank_kind()};
+  return kinds;
+}
+
+const DatasetKind* find_dataset_kind(const std::string& name) {
+  for (const DatasetKind& kind : dataset_kinds())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+std::string dataset_kind_names() {
+  std::string names;
+  for (const DatasetKind& kind : dataset_kinds()) names += (names.empty() ? "" : ", ") + kind.name;
+  return names;
+}
+
+const DatasetKind& dataset_kind(const std::string& name) {
+  if (const DatasetKind* kind = find_dataset_kind(name)) return *kind;
+  throw std::invalid_argument("dataset.kind: unknown kind \"" + name + "\" (expected one of " +
+                              dataset_kind_names() + ")");
+}
+
+}  // namespace ufl::data

@@ -1,0 +1,70 @@
+#pragma once
+// The dataset kinds, each one record (spec §1): what it draws, its rules, its covariance Γ, its
+// best fixed operator and optimum, whether its samples carry partners, and the operator the
+// seed paper claims emerges on it. Every other file asks the record; none compares kind names.
+// A new kind is one file defining its record plus one line in data/registry.cpp.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "data/rng.hpp"
+
+namespace ufl::data {
+
+// Draws one clean n×d sample, row-major (position i, channel c), into `clean` (n·d values).
+// Kinds with partners also write the n partner positions into `partners`.
+using SignalDrawer = std::function<void(Rng& rng, double* clean, std::int32_t* partners)>;
+
+// A rule a spec breaks: the config key and what its value must be ("even for kind 'global'").
+struct BrokenRule {
+  std::string key;  // "dataset.n"; empty when every rule holds
+  std::string rule;
+  explicit operator bool() const { return !key.empty(); }
+};
+
+struct DatasetKind {
+  std::string name;              // the value of dataset.kind
+  std::string summary;           // one line for --describe and the docs
+  std::string claimed_operator;  // what the seed paper says emerges: "convolution", …
+  // The samples carry each position's partner, and the optimum is per sample: it uses the
+  // partners, which no fixed matrix knows (global).
+  bool has_partners = false;
+
+  // The rules this kind adds: on its own keys (dataset.freqs) and on shared ones (global: n even).
+  std::function<BrokenRule(const DatasetConfig&)> check;
+  // Per-seed structure drawn before the samples from the structure stream (lowrank's basis Q).
+  std::function<void(Dataset&, Rng& structure_rng)> draw_structure;
+  // Γ, the n×n position covariance of the clean signal, exactly.
+  std::function<Eigen::MatrixXd(const Dataset&)> covariance;
+  // One clean sample (and its partners).
+  std::function<SignalDrawer(const Dataset&)> signal_drawer;
+  // has_partners kinds: the optimal estimator of one sample as an n×n matrix, from its partners,
+  // and its estimate of the clean sample from the noisy one (n×d), computed the direct way.
+  std::function<Eigen::MatrixXd(const Dataset&, const std::int32_t* partners)> partner_optimum;
+  std::function<Eigen::MatrixXd(const Dataset&, const Eigen::MatrixXd& noisy,
+                                const std::int32_t* partners)>
+      partner_estimate;
+};
+
+// Every registered kind, in the order --describe and the docs list them.
+const std::vector<DatasetKind>& dataset_kinds();
+// The record of `name`; nullptr if none.
+const DatasetKind* find_dataset_kind(const std::string& name);
+// The record of `name`; throws std::invalid_argument listing the kinds if none.
+const DatasetKind& dataset_kind(const std::string& name);
+// "local, global, periodic, lowrank".
+std::string dataset_kind_names();
+
+// Throws std::invalid_argument, "dataset.<key>: must be …", when `spec` cannot be generated: the
+// shared rules, then the kind's own. Parameters of other kinds are not checked: they are not used.
+void validate(const DatasetConfig& spec);
+
+// The record of each kind, defined in its own file.
+DatasetKind local_kind();
+DatasetKind global_kind();
+DatasetKind periodic_kind();
+DatasetKind lowrank_kind();
+
+}  // namespace ufl::data

@@ -1,0 +1,48 @@
+// The registry of dataset kinds: each kind is one complete record, found by its name.
+#include "data/registry.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+using namespace ufl::data;
+
+TEST_CASE("every kind is a complete record with a unique name") {
+  std::set<std::string> names;
+  for (const DatasetKind& kind : dataset_kinds()) {
+    CAPTURE(kind.name);
+    CHECK(names.insert(kind.name).second);
+    CHECK_FALSE(kind.summary.empty());
+    CHECK(static_cast<bool>(kind.check));
+    CHECK(static_cast<bool>(kind.covariance));
+    CHECK(static_cast<bool>(kind.signal_drawer));
+    // kinds with partners say how the per-sample optimum uses them
+    CHECK(static_cast<bool>(kind.partner_optimum) == kind.has_partners);
+    CHECK(static_cast<bool>(kind.partner_estimate) == kind.has_partners);
+    CHECK(find_dataset_kind(kind.name) == &kind);
+  }
+  CHECK(dataset_kind_names() == "local, global, periodic, lowrank");
+}
+
+TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
+  CHECK(dataset_kind("local").claimed_operator == "convolution");
+  CHECK(dataset_kind("global").claimed_operator == "attention");
+  CHECK(dataset_kind("periodic").claimed_operator == "fourier");
+  CHECK(dataset_kind("lowrank").claimed_operator == "svd");
+  CHECK(find_dataset_kind("image") == nullptr);
+  CHECK_THROWS_WITH_AS(dataset_kind("image"),
+                       "dataset.kind: unknown kind \"image\" (expected one of local, global, "
+                       "periodic, lowrank)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("a kind's rules name the key to fix") {
+  DatasetConfig global;
+  global.kind = "global";
+  global.n = 31;
+  const BrokenRule broken = dataset_kind("global").check(global);
+  CHECK(broken.key == "dataset.n");
+  CHECK(broken.rule.find("even") != std::string::npos);
+  global.n = 32;
+  CHECK_FALSE(dataset_kind("global").check(global));
+}
