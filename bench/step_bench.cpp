@@ -6,8 +6,8 @@
 //    "flops_per_step":..,...}
 // ms_per_step is the median over `repeats` timed runs of `steps` steps each (after warm-up).
 //
-// Only the public pieces of ufl are used (model::Parameters, model::initialize,
-// model::record_layer/plan_layer, Tape::forward/backward/value, train::Adam, data::generate),
+// Only the public pieces of ufl are used (model::Model, model::initialize,
+// model::record_model/record_loss, Tape::forward/backward/value, train::Adam, data::generate),
 // so the benchmark keeps working when the tape's internals are rewritten.
 //
 // --dump DIR (with --steps K) instead runs K steps from a fixed start and writes raw little-endian
@@ -31,8 +31,7 @@
 #include "data/dataset.hpp"
 #include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
-#include "model/layer.hpp"
-#include "model/parameters.hpp"
+#include "model/loss.hpp"
 #include "tape/tape.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
@@ -134,7 +133,7 @@ Options parse(int argc, char** argv) {
 //   dA_content = Xᵀ · dU           [d×n]·[n×r]   2·d·n·r
 //   dB_content = Xᵀ · dV           [d×n]·[n×r]   2·d·n·r
 // total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 8nr²  (r = n: 14n³ + 12n²d + 6nd²). This is
-// what the fused kernel (model/fused_layer_loss.hpp) multiplies; torch's autograd forms the
+// what the fused kernel (model/mixers/universal.hpp) multiplies; torch's autograd forms the
 // gradient of each Gram operand separately (12nr²), and torch_peer.py counts that.
 double flops_per_step(long long n, long long d, long long r, long long batch) {
   const long long forward = 2 * n * d * r + 2 * n * d * r + 2 * n * n * r + 2 * n * n * d +
@@ -168,9 +167,10 @@ class Sampler {
 struct Bench {
   Options options;
   ufl::data::Dataset dataset;
-  ufl::model::Parameters<float> params;
+  ufl::model::Model<float> model;
   ufl::Tape<float> tape;
-  ufl::model::LayerGraph<float> graph;
+  ufl::model::ModelGraph<float> graph;
+  ufl::model::LossGraph<float> loss;
   ufl::train::Adam adam;
   Sampler sampler;
   std::size_t sample_floats;
@@ -178,6 +178,12 @@ struct Bench {
   int step_count = 0;
   std::vector<int> used_indices;  // recorded only for --dump
   bool record_indices = false;
+
+  static ufl::model::LayerConfig layer_config(const Options& o) {
+    ufl::model::LayerConfig layer;
+    layer.rank = o.r;
+    return layer;
+  }
 
   static ufl::data::Dataset make_data(const Options& o) {
     ufl::data::DatasetConfig spec;
@@ -192,16 +198,17 @@ struct Bench {
   explicit Bench(const Options& o)
       : options(o),
         dataset(make_data(o)),
-        params(ufl::model::LayerShape{o.n, o.d, o.r}),
+        model(o.n, o.d, ufl::model::ModelConfig{}, layer_config(o)),
         adam(0),
         sampler(o.pool, o.seed + 1000),
         sample_floats(static_cast<std::size_t>(o.n) * o.d) {
-    ufl::model::initialize(params, 1.0, o.seed);
-    graph = ufl::model::record_layer(tape, params, o.batch, o.ortho_weight, true);
-    ufl::model::plan_layer(tape, graph);
-    adam = ufl::train::Adam(params.values.size());
+    ufl::model::initialize(model, o.seed);
+    graph = ufl::model::record_model(tape, model, o.batch, true);
+    loss = ufl::model::record_loss(tape, graph, o.ortho_weight);
+    tape.plan();
+    adam = ufl::train::Adam(model.params.values.size());
     inputs = tape.value(graph.x).data;
-    targets = tape.value(graph.target).data;
+    targets = tape.value(loss.target).data;
   }
 
   // One training step, as in train_layer (without its logging, evaluation and divergence checks).
@@ -214,13 +221,13 @@ struct Bench {
       std::memcpy(targets + s * sample_floats, train.target(index), sample_floats * sizeof(float));
     }
     tape.forward();
-    const float loss = tape.value(graph.loss).data[0];
-    tape.backward(graph.loss);
+    const float value = tape.value(loss.loss).data[0];
+    tape.backward(loss.loss);
     const double lr = ufl::train::cosine_learning_rate(
         step_count % options.schedule_steps, options.schedule_steps, options.lr, options.lr_final);
-    adam.step(params.values.data(), params.grads.data(), lr);
+    adam.step(model.params.values.data(), model.params.grads.data(), lr);
     ++step_count;
-    return loss;
+    return value;
   }
 };
 
@@ -247,14 +254,14 @@ int dump(const Options& o) {
   bench.record_indices = true;
   const std::filesystem::path dir = o.dump;
   std::filesystem::create_directories(dir);
-  write_raw(dir / "params0.f32", bench.params.values);
+  write_raw(dir / "params0.f32", bench.model.params.values);
   write_raw(dir / "inputs.f32", bench.dataset.train.inputs);
   write_raw(dir / "targets.f32", bench.dataset.train.targets);
   std::vector<float> losses;
   for (int k = 0; k < steps; ++k) losses.push_back(bench.step());
   write_raw(dir / "indices.i32", bench.used_indices);
   write_raw(dir / "losses.f32", losses);
-  write_raw(dir / "params_final.f32", bench.params.values);
+  write_raw(dir / "params_final.f32", bench.model.params.values);
   std::FILE* meta = std::fopen((dir / "meta.json").c_str(), "w");
   if (meta == nullptr) throw std::runtime_error("cannot write meta.json");
   std::fprintf(meta,
@@ -309,7 +316,7 @@ int run(const Options& o) {
                             ? sorted[sorted.size() / 2]
                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   const double flops = flops_per_step(o.n, o.d, o.r, o.batch);
-  const float final_loss = bench.tape.value(bench.graph.loss).data[0];
+  const float final_loss = bench.tape.value(bench.loss.loss).data[0];
 
   std::printf(
       "{\"impl\":\"ufl\",\"variant\":\"tape\",\"n\":%d,\"d\":%d,\"r\":%d,\"batch\":%d,"

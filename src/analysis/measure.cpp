@@ -2,6 +2,8 @@
 #include "analysis/measure.hpp"
 
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "analysis/alignment.hpp"
 #include "analysis/input_dependence.hpp"
@@ -11,7 +13,6 @@
 #include "analysis/verdict.hpp"
 #include "data/registry.hpp"
 #include "model/evaluate.hpp"
-#include "tape/ops/activation.hpp"
 
 namespace ufl::analysis {
 namespace {
@@ -73,10 +74,14 @@ NamedArray samples_array(std::string name, const std::vector<float>& values, std
 
 }  // namespace
 
-RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>& params,
+RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds) {
   const data::DatasetConfig& spec = dataset.spec;
-  const int n = spec.n, d = spec.d, r = params.shape.r;
+  const model::Layer<float>& layer0 = model.layers.front();
+  const model::Mixer<float>& mixer = *layer0.mixer;
+  const model::ConstParameterViews<float> mixer_params = std::as_const(model).mixer_parameters(0);
+  const int n = spec.n, d = spec.d, r = layer0.shape.r;
+  const bool factors = mixer.has_factors();
   const data::SampleSet& test = dataset.test;
   // Kinds with partners (global): the optimum is per sample, and routing can be scored.
   const bool global = dataset.kind->has_partners;
@@ -86,12 +91,13 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
   // One pass over the test set: the layer's operators, errors and factor orthogonality.
   OperatorStatistics layer_operators(global);
   RoutingTally routing;
-  std::vector<float> saved_U(std::size_t(saved) * n * r), saved_V(saved_U.size()),
+  std::vector<float> saved_U(factors ? std::size_t(saved) * n * r : 0), saved_V(saved_U.size()),
       saved_M(std::size_t(saved) * n * n);
   double squared_error = 0, orthogonality_U = 0, orthogonality_V = 0;
-  model::Evaluator evaluator(params, test.count);
+  model::Evaluator evaluator(model, test.count);
   evaluator.for_each_sample(test, [&](const model::SampleOutputs& outputs) {
-    const Eigen::MatrixXd M = to_matrix(outputs.M, n, n);
+    const model::LayerOutputs& layer_outputs = outputs.layers.front();
+    const Eigen::MatrixXd M = to_matrix(layer_outputs.M, n, n);
     layer_operators.add(M);
     if (global) routing.add(M, test.partners.data() + std::size_t(outputs.index) * n);
     const float* target = test.target(outputs.index);
@@ -99,16 +105,21 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
       const double error = double(outputs.Y[e]) - double(target[e]);
       squared_error += error * error;
     }
-    const Eigen::MatrixXd U = to_matrix(outputs.U, n, r), V = to_matrix(outputs.V, n, r);
-    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(r, r);
-    orthogonality_U += (U.transpose() * U - identity).norm() / std::sqrt(double(r));
-    orthogonality_V += (V.transpose() * V - identity).norm() / std::sqrt(double(r));
+    if (factors) {
+      const Eigen::MatrixXd U = to_matrix(layer_outputs.U, n, r);
+      const Eigen::MatrixXd V = to_matrix(layer_outputs.V, n, r);
+      const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(r, r);
+      orthogonality_U += (U.transpose() * U - identity).norm() / std::sqrt(double(r));
+      orthogonality_V += (V.transpose() * V - identity).norm() / std::sqrt(double(r));
+    }
     if (outputs.index < saved) {
-      std::copy(outputs.U, outputs.U + std::size_t(n) * r,
-                saved_U.begin() + std::size_t(outputs.index) * n * r);
-      std::copy(outputs.V, outputs.V + std::size_t(n) * r,
-                saved_V.begin() + std::size_t(outputs.index) * n * r);
-      std::copy(outputs.M, outputs.M + std::size_t(n) * n,
+      if (factors) {
+        std::copy(layer_outputs.U, layer_outputs.U + std::size_t(n) * r,
+                  saved_U.begin() + std::size_t(outputs.index) * n * r);
+        std::copy(layer_outputs.V, layer_outputs.V + std::size_t(n) * r,
+                  saved_V.begin() + std::size_t(outputs.index) * n * r);
+      }
+      std::copy(layer_outputs.M, layer_outputs.M + std::size_t(n) * n,
                 saved_M.begin() + std::size_t(outputs.index) * n * n);
     }
   });
@@ -149,12 +160,12 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
                                                 half_width, reference_basis);
 
   // Y = M X W_v can trade scale between M and W_v; compare w·M̄ with M*, w = trace(W_v)/d.
-  const float* w_v = params.value(model::Parameters<float>::kWv);
+  const float* w_v = std::as_const(model).w_v(0).data();
   double trace = 0;
   for (int i = 0; i < d; ++i) trace += w_v[i * d + i];
   const double value_scale = trace / d;
   const int components = std::min(targets.k99, n);
-  const double gamma = stable_sigmoid(double(params.value(model::Parameters<float>::kG)[0]));
+  const std::optional<double> gamma = mixer.gate(mixer_params);
 
   const double eta = optimal_mse / test_mse, eta_fix = fixed_mse / test_mse;
   const Verdict verdict =
@@ -176,10 +187,13 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
   metrics["fixed_mse"] = fixed_mse;
   metrics["eta"] = eta;
   metrics["eta_fix"] = eta_fix;
-  metrics["orth_rel"] = (orthogonality_U + orthogonality_V) / (2.0 * test.count);
-  metrics["orth_rel_U"] = orthogonality_U / test.count;
-  metrics["orth_rel_V"] = orthogonality_V / test.count;
-  metrics["gamma"] = gamma;
+  metrics["mixer"] = std::string(mixer.name());
+  if (factors) {
+    metrics["orth_rel"] = (orthogonality_U + orthogonality_V) / (2.0 * test.count);
+    metrics["orth_rel_U"] = orthogonality_U / test.count;
+    metrics["orth_rel_V"] = orthogonality_V / test.count;
+  }
+  if (gamma) metrics["gamma"] = *gamma;
   metrics["value_scale"] = value_scale;
   metrics["targets_k99"] = targets.k99;
   metrics["component_cosines"] = to_list(component_cosines(layer_mean, optimal_mean, components));
@@ -201,8 +215,10 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
                            {"locality_half_width", half_width}};
 
   auto& arrays = analysis.arrays;
-  arrays.push_back(samples_array("U", saved_U, saved, n, r));
-  arrays.push_back(samples_array("V", saved_V, saved, n, r));
+  if (factors) {
+    arrays.push_back(samples_array("U", saved_U, saved, n, r));
+    arrays.push_back(samples_array("V", saved_V, saved, n, r));
+  }
   arrays.push_back(samples_array("M", saved_M, saved, n, n));
   arrays.push_back(named_matrix("M_mean", layer_mean));
   add_svd_arrays(arrays, "M_mean", layer.spectrum);
@@ -228,27 +244,24 @@ RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>
 
   // The bilinear-form view (seed 003): Ω = A Σ Bᵀ over homogeneous coordinates [x; e; 1],
   // with its content–content (d×d) and position–position (n×n) blocks.
-  const int h = d + n + 1;
-  const Eigen::MatrixXd A = to_matrix(params.value(model::Parameters<float>::kA), h, r);
-  const Eigen::MatrixXd B = to_matrix(params.value(model::Parameters<float>::kB), h, r);
-  Eigen::VectorXd sigma(r);
-  for (int j = 0; j < r; ++j)
-    sigma(j) = stable_softplus(double(params.value(model::Parameters<float>::kS)[j]));
-  const Eigen::MatrixXd omega = A * sigma.asDiagonal() * B.transpose();
-  const Spectrum omega_spectrum = spectrum_of(omega);
-  const Spectrum content_spectrum = spectrum_of(omega.topLeftCorner(d, d));
-  const Spectrum position_spectrum = spectrum_of(omega.block(d, d, n, n));
-  arrays.push_back(named_matrix("Omega", omega));
-  add_svd_arrays(arrays, "Omega", omega_spectrum);
-  add_svd_arrays(arrays, "Omega_content", content_spectrum);
-  add_svd_arrays(arrays, "Omega_position", position_spectrum);
-  const double omega_energy = std::max(omega.squaredNorm(), 1e-300);
-  metrics["bilinear"] = {
-      {"effective_rank", omega_spectrum.effective_rank},
-      {"content_energy_share", omega.topLeftCorner(d, d).squaredNorm() / omega_energy},
-      {"position_energy_share", omega.block(d, d, n, n).squaredNorm() / omega_energy},
-      {"content_effective_rank", content_spectrum.effective_rank},
-      {"position_effective_rank", position_spectrum.effective_rank}};
+  if (const std::optional<model::Factors> factors_of = mixer.factors(mixer_params, layer0.shape)) {
+    const Eigen::MatrixXd omega =
+        factors_of->A * factors_of->sigma.asDiagonal() * factors_of->B.transpose();
+    const Spectrum omega_spectrum = spectrum_of(omega);
+    const Spectrum content_spectrum = spectrum_of(omega.topLeftCorner(d, d));
+    const Spectrum position_spectrum = spectrum_of(omega.block(d, d, n, n));
+    arrays.push_back(named_matrix("Omega", omega));
+    add_svd_arrays(arrays, "Omega", omega_spectrum);
+    add_svd_arrays(arrays, "Omega_content", content_spectrum);
+    add_svd_arrays(arrays, "Omega_position", position_spectrum);
+    const double omega_energy = std::max(omega.squaredNorm(), 1e-300);
+    metrics["bilinear"] = {
+        {"effective_rank", omega_spectrum.effective_rank},
+        {"content_energy_share", omega.topLeftCorner(d, d).squaredNorm() / omega_energy},
+        {"position_energy_share", omega.block(d, d, n, n).squaredNorm() / omega_energy},
+        {"content_effective_rank", content_spectrum.effective_rank},
+        {"position_effective_rank", position_spectrum.effective_rank}};
+  }
   return analysis;
 }
 

@@ -7,7 +7,7 @@
 #include "analysis/analysis_config.hpp"
 #include "analysis/named_array.hpp"
 #include "data/dataset.hpp"
-#include "model/parameters.hpp"
+#include "model/model.hpp"
 
 namespace ufl::analysis {
 
@@ -16,8 +16,8 @@ struct RunAnalysis {
   std::vector<NamedArray> arrays;  // U, V, M of the first test samples, M̄, SVDs, Ω, …
 };
 
-// Runs the layer over dataset.test and measures what emerged.
-RunAnalysis analyze_layer(const data::Dataset& dataset, model::Parameters<float>& params,
+// Runs the model over dataset.test and measures what its (first) layer became.
+RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds);
 
 }  // namespace ufl::analysis

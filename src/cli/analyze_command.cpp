@@ -32,14 +32,13 @@ int run_analyze(const AnalyzeArguments& arguments) {
             ? data::generate(config.dataset, config.seed)
             : data::load_dataset(arguments.data_dir, config.dataset, config.seed,
                                  config::to_json(config)["dataset"]);
-    model::Parameters<float> params(
-        model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
+    model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
     try {
-      results::read_parameters(run, params);
+      results::read_parameters(run, model.params);
     } catch (const io::IoError& error) {
       throw BadInput(error.what());  // a damaged run folder is input the user must fix
     }
-    analysis::RunAnalysis analysis = analysis::analyze_layer(dataset, params, config.analysis);
+    analysis::RunAnalysis analysis = analysis::analyze_model(dataset, model, config.analysis);
     analysis.metrics["name"] = config.name;
     analysis.metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.

@@ -170,9 +170,8 @@ int run_train(const TrainArguments& arguments) {
                                       ? data::generate(config.dataset, config.seed)
                                       : data::load_dataset(data_dir, config.dataset, config.seed,
                                                            config::to_json(config)["dataset"]);
-    model::Parameters<float> params(
-        model::LayerShape{config.dataset.n, config.dataset.d, config.layer.rank});
-    model::initialize(params, config.layer.content_init_scale, config.seed);
+    model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
+    model::initialize(model, config.seed);
 
     const int threads = omp_get_max_threads();
     spdlog::info(
@@ -189,7 +188,7 @@ int run_train(const TrainArguments& arguments) {
     options.stop_requested = &stop_requested;
     if (resume) options.resume_from = &resume->state;
     const train::TrainResult training =
-        train::train_layer(config.train, config.seed, dataset, params, options);
+        train::train_model(config.train, config.seed, dataset, model, options);
 
     const fs::path& staging = folder->staging();
     results::write_json(staging / "config.json", config::to_json(config));
@@ -207,12 +206,12 @@ int run_train(const TrainArguments& arguments) {
       throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
     }
 
-    analysis::RunAnalysis analysis = analysis::analyze_layer(dataset, params, config.analysis);
+    analysis::RunAnalysis analysis = analysis::analyze_model(dataset, model, config.analysis);
     analysis.metrics["name"] = config.name;
     analysis.metrics["seed"] = config.seed;
     analysis.metrics["complete"] = training.status == train::TrainStatus::kComplete;
     analysis.metrics["steps_done"] = training.steps_done;
-    results::write_parameters(staging, params);
+    results::write_parameters(staging, model);
     results::write_analysis(staging, analysis);
     if (training.status == train::TrainStatus::kInterrupted) {
       train::write_checkpoint(staging / "checkpoint.bin", training.state);

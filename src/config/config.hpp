@@ -6,7 +6,7 @@
 
 #include "analysis/analysis_config.hpp"
 #include "data/dataset_config.hpp"
-#include "model/layer_config.hpp"
+#include "model/model_config.hpp"
 #include "train/train_config.hpp"
 
 namespace ufl::config {
@@ -16,6 +16,7 @@ struct Config {
   std::uint64_t seed = 1;
   data::DatasetConfig dataset;
   model::LayerConfig layer;
+  model::ModelConfig model;
   train::TrainConfig train;
   analysis::AnalysisConfig analysis;
 };

@@ -10,18 +10,18 @@ namespace ufl::model {
 namespace {
 
 // Chunk so that one n×n activation of the chunk stays near 4M floats.
-int chunk_size(const LayerShape& shape, int max_samples) {
-  const long long per_sample = static_cast<long long>(shape.n) * shape.n;
+int chunk_size(int n, int max_samples) {
+  const long long per_sample = static_cast<long long>(n) * n;
   const long long fits = std::max<long long>(1, (4LL << 20) / per_sample);
   return static_cast<int>(std::min<long long>({fits, 256, std::max(1, max_samples)}));
 }
 
 }  // namespace
 
-Evaluator::Evaluator(Parameters<float>& params, int max_samples)
-    : params_(params), chunk_(chunk_size(params.shape, max_samples)) {
-  graph_ = record_layer(tape_, params_, chunk_, 0.0, false);
-  plan_layer(tape_, graph_);
+Evaluator::Evaluator(Model<float>& model, int max_samples)
+    : model_(model), chunk_(chunk_size(model.n, max_samples)) {
+  graph_ = record_model(tape_, model_, chunk_, false, LayerKernels::kComposite);
+  tape_.plan();
 }
 
 int Evaluator::run_chunk(const data::SampleSet& set, int first) {
@@ -41,7 +41,7 @@ double Evaluator::mse(const data::SampleSet& set) {
   const std::size_t sample_size = static_cast<std::size_t>(set.n) * set.d;
   for (int first = 0; first < set.count; first += chunk_) {
     const int count = run_chunk(set, first);
-    const auto y = tape_.value(graph_.Y);
+    const auto y = tape_.value(graph_.y);
     ufl::for_each_sample(count, [&](int s) {
       const float* predicted = y.sample(s);
       const float* target = set.target(first + s);
@@ -62,10 +62,17 @@ void Evaluator::for_each_sample(const data::SampleSet& set,
                                 const std::function<void(const SampleOutputs&)>& visit) {
   for (int first = 0; first < set.count; first += chunk_) {
     const int count = run_chunk(set, first);
-    for (int s = 0; s < count; ++s)
-      visit(SampleOutputs{first + s, tape_.value(graph_.U).sample(s),
-                          tape_.value(graph_.V).sample(s), tape_.value(graph_.M).sample(s),
-                          tape_.value(graph_.Y).sample(s)});
+    auto sample_of = [&](Var var, int s) -> const float* {
+      return var.valid() ? tape_.value(var).sample(s) : nullptr;
+    };
+    for (int s = 0; s < count; ++s) {
+      SampleOutputs outputs{first + s, {}, tape_.value(graph_.y).sample(s)};
+      for (const LayerGraph<float>& layer : graph_.layers)
+        outputs.layers.push_back(
+            LayerOutputs{sample_of(layer.branch.M, s), sample_of(layer.branch.U, s),
+                         sample_of(layer.branch.V, s), sample_of(layer.output, s)});
+      visit(outputs);
+    }
   }
 }
 

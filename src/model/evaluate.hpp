@@ -1,27 +1,33 @@
 #pragma once
-// Forward-only passes of the layer over a whole sample set, in chunks, sharing the parameters
-// with the training tape. The per-sample squared errors are summed in sample order, so the
-// test MSE does not depend on the thread count.
+// Forward-only passes of the model over a whole sample set, in chunks, sharing the parameters
+// with the training tape (the composite graph, which exposes every layer's M, U and V). The
+// per-sample squared errors are summed in sample order, so the test MSE does not depend on the
+// thread count.
 #include <functional>
-#include <memory>
+#include <vector>
 
 #include "data/dataset.hpp"
-#include "model/layer.hpp"
+#include "model/model.hpp"
 
 namespace ufl::model {
 
-// What the layer computed for one sample (views valid during the callback).
+// What one layer computed for one sample (views valid during the callback).
+struct LayerOutputs {
+  const float* M;  // n×n (the same matrix for every sample when the mixer is input-independent)
+  const float* U;  // n×r, nullptr when the mixer has no factors
+  const float* V;  // n×r, likewise
+  const float* H;  // n×D, the layer's output
+};
+
 struct SampleOutputs {
   int index;
-  const float* U;  // n×r
-  const float* V;  // n×r
-  const float* M;  // n×n
+  std::vector<LayerOutputs> layers;
   const float* Y;  // n×d
 };
 
 class Evaluator {
  public:
-  Evaluator(Parameters<float>& params, int max_samples);
+  Evaluator(Model<float>& model, int max_samples);
   // Mean over all elements of (Y − C)².
   double mse(const data::SampleSet& set);
   // Calls `visit` for every sample in order, after computing its outputs.
@@ -31,10 +37,10 @@ class Evaluator {
  private:
   int run_chunk(const data::SampleSet& set, int first);
 
-  Parameters<float>& params_;
+  Model<float>& model_;
   int chunk_;
   Tape<float> tape_;
-  LayerGraph<float> graph_;
+  ModelGraph<float> graph_;
 };
 
 }  // namespace ufl::model

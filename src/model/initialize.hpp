@@ -1,14 +1,24 @@
 #pragma once
+// The model's initial parameters (spec §2; section7.md §1): each layer's mixer draws its own from
+// one initialisation stream, layer by layer; W_v starts at I, or at 0 on a residual stream (each
+// branch starts silent).
+#include <algorithm>
 #include <cstdint>
 
-#include "model/parameters.hpp"
+#include "data/rng.hpp"
+#include "model/model.hpp"
 
 namespace ufl::model {
 
-// Spec §2 initialisation: position rows of A and B ~ N(0, 1/n), content rows
-// ~ N(0, c²/(n·d)) with c = content_init_scale, bias rows 0, s = 0, g = 0, W_v = I.
-// Draw order: A content, A position, B content, B position (row-major), from the layer-init
-// stream of `seed`.
-void initialize(Parameters<float>& params, double content_init_scale, std::uint64_t seed);
+template <class T>
+void initialize(Model<T>& model, std::uint64_t seed) {
+  data::Rng rng(seed, data::Stream::kLayerInit);
+  std::fill(model.params.values.begin(), model.params.values.end(), T(0));
+  for (int l = 0; l < model.depth(); ++l) {
+    const Layer<T>& layer = model.layers[l];
+    layer.mixer->initialize(model.mixer_parameters(l), layer.shape, model.layer_config, rng);
+    if (!model.config.residual) model.w_v(l).setIdentity();
+  }
+}
 
 }  // namespace ufl::model

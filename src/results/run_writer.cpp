@@ -7,7 +7,6 @@
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/npy.hpp"
-#include "tape/ops/activation.hpp"
 
 namespace ufl::results {
 
@@ -15,17 +14,22 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& value) 
   io::write_file_atomic(path, value.dump(2) + "\n");
 }
 
-void write_parameters(const std::filesystem::path& folder, const model::Parameters<float>& params) {
-  std::filesystem::create_directories(folder / "params");
-  for (std::size_t k = 0; k < params.slices.size(); ++k) {
-    const model::ParameterSlice& slice = params.slices[k];
-    io::write_npy(folder / "params" / (slice.name + ".npy"), params.values.data() + slice.offset,
+void write_parameters(const std::filesystem::path& folder, const model::Model<float>& model) {
+  const model::Parameters<float>& params = model.params;
+  for (const model::ParameterSlice& slice : params.slices) {
+    const std::filesystem::path path = folder / "params" / (slice.name + ".npy");
+    std::filesystem::create_directories(path.parent_path());
+    io::write_npy(path, params.values.data() + slice.offset,
                   {std::size_t(slice.rows), std::size_t(slice.cols)});
   }
-  std::vector<float> sigma(params.shape.r);
-  const float* s = params.value(model::Parameters<float>::kS);
-  for (int j = 0; j < params.shape.r; ++j) sigma[j] = stable_softplus(s[j]);
-  io::write_npy(folder / "Sigma.npy", sigma.data(), {sigma.size()});
+  for (int l = 0; l < model.depth(); ++l) {
+    const std::string prefix = model.depth() == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
+    for (const auto& array : model.layers[l].mixer->derived_arrays(model.mixer_parameters(l))) {
+      const std::filesystem::path path = folder / (prefix + array.name + ".npy");
+      std::filesystem::create_directories(path.parent_path());
+      io::write_npy(path, array.values.data(), array.shape);
+    }
+  }
 }
 
 void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params) {

@@ -5,14 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/measure.hpp"
-#include "model/parameters.hpp"
+#include "model/model.hpp"
 #include "train/trainer.hpp"
 
 namespace ufl::results {
 
-// params/A.npy, params/B.npy, params/s.npy, params/g.npy, params/W_v.npy (float32) and
-// Sigma.npy (softplus(s)).
-void write_parameters(const std::filesystem::path& folder, const model::Parameters<float>& params);
+// params/<slice>.npy for every parameter (float32: A, B, s, g, W_v for one universal layer;
+// params/layer2/A.npy … in a deeper stack) and the arrays each layer's mixer derives from them
+// (Sigma.npy = softplus(s), or layer2/Sigma.npy).
+void write_parameters(const std::filesystem::path& folder, const model::Model<float>& model);
 // Reads params/*.npy back; throws io::IoError if a file is missing, corrupt or the wrong shape.
 void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params);
 

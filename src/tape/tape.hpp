@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tape/parallel.hpp"
@@ -75,6 +76,9 @@ struct Op {
 
   std::vector<Var> inputs;
   Var output;
+  // Further outputs of an op that computes several results in one kernel (a fused layer's
+  // output and its orthogonality penalty); recorded with Tape::record_outputs.
+  std::vector<Var> extra_outputs;
   T* scratch = nullptr;            // the op's own scratch
   std::vector<GradSink<T>> sinks;  // one per input, set by plan()
 };
@@ -99,12 +103,21 @@ class Tape {
 
   // Records an op whose output has `shape`; used by the op builders in tape/ops/.
   Var record(std::unique_ptr<Op<T>> op, Shape shape, std::string name) {
+    return record_outputs(std::move(op), {{shape, std::move(name)}}).front();
+  }
+  // Records an op with several outputs, the first being its `output`. All outputs of a
+  // per-sample op must be per-sample.
+  std::vector<Var> record_outputs(std::unique_ptr<Op<T>> op,
+                                  std::vector<std::pair<Shape, std::string>> outputs) {
     bool needs = false;
     for (Var in : op->inputs) needs = needs || nodes_.at(in.id).needs_grad;
-    Var out = add_node(shape, needs, std::move(name), nullptr, nullptr);
-    op->output = out;
+    std::vector<Var> vars;
+    for (auto& [shape, name] : outputs)
+      vars.push_back(add_node(shape, needs, std::move(name), nullptr, nullptr));
+    op->output = vars.front();
+    op->extra_outputs.assign(vars.begin() + 1, vars.end());
     ops_.push_back(std::move(op));
-    return out;
+    return vars;
   }
 
   // Allocates all activations, gradients and scratch in one arena and sorts the ops into
@@ -186,6 +199,7 @@ class Tape {
       if (buffer.data != nullptr) std::fill(buffer.data, buffer.data + buffer.size, T(0));
     if (!loss_node.needs_grad) return;
     loss_node.grad[0] = T(1);
+    // An op's outputs share needs_grad (record_outputs), so the first one speaks for all.
     auto needs_backward = [this](const Op<T>* op) { return nodes_[op->output.id].needs_grad; };
     for (auto it = epilogue_.rbegin(); it != epilogue_.rend(); ++it)
       if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
@@ -274,9 +288,11 @@ class Tape {
         }
         sample_ops_.push_back(op.get());
         phase[op->output.id] = nodes_[op->output.id].shape.batch > 1 ? kPerSample : kAfter;
+        for (Var extra : op->extra_outputs) phase[extra.id] = phase[op->output.id];
       } else if (latest == kAfter) {
         epilogue_.push_back(op.get());
         phase[op->output.id] = kAfter;
+        for (Var extra : op->extra_outputs) phase[extra.id] = kAfter;
       } else {
         prelude_.push_back(op.get());
       }

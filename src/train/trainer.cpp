@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "model/evaluate.hpp"
-#include "model/layer.hpp"
+#include "model/loss.hpp"
 #include "train/adam.hpp"
 #include "train/minibatch_sampler.hpp"
 #include "train/schedule.hpp"
@@ -54,14 +54,16 @@ const char* status_name(TrainStatus status) {
   return "unknown";
 }
 
-TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
-                        const data::Dataset& dataset, model::Parameters<float>& params,
+TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
+                        const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options) {
   const int batch = settings.batch_size;
+  model::Parameters<float>& params = model.params;
   Tape<float> tape;
-  const auto graph = model::record_layer(tape, params, batch, settings.ortho_weight, true);
-  model::plan_layer(tape, graph);
-  model::Evaluator evaluator(params, dataset.test.count);
+  const auto graph = model::record_model(tape, model, batch, true);
+  const auto loss = model::record_loss(tape, graph, settings.ortho_weight);
+  tape.plan();
+  model::Evaluator evaluator(model, dataset.test.count);
   Adam adam(params.values.size());
   MinibatchSampler sampler(dataset.train.count, seed);
 
@@ -87,7 +89,7 @@ TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
   const std::size_t sample_bytes =
       static_cast<std::size_t>(train_set.n) * train_set.d * sizeof(float);
   char* inputs = reinterpret_cast<char*>(tape.value(graph.x).data);
-  char* targets = reinterpret_cast<char*>(tape.value(graph.target).data);
+  char* targets = reinterpret_cast<char*>(tape.value(loss.target).data);
 
   const auto start = Clock::now();
   auto last_report = start;
@@ -105,8 +107,8 @@ TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
     tape.forward();
     LossPoint point{step,
                     cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
-                    tape.value(graph.loss).data[0], tape.value(graph.mse).data[0],
-                    tape.value(graph.orthogonality).data[0]};
+                    tape.value(loss.loss).data[0], tape.value(loss.mse).data[0],
+                    tape.value(loss.orthogonality).data[0]};
     if (!std::isfinite(point.loss)) {
       result.status = TrainStatus::kDiverged;
       result.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
@@ -114,7 +116,7 @@ TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
       result.curve.push_back(point);
       break;
     }
-    tape.backward(graph.loss);
+    tape.backward(loss.loss);
     adam.step(params.values.data(), params.grads.data(), point.learning_rate);
     if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
       result.status = TrainStatus::kDiverged;

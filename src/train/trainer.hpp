@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
-#include "model/parameters.hpp"
+#include "model/model.hpp"
 #include "train/checkpoint.hpp"
 #include "train/loss_point.hpp"
 #include "train/train_config.hpp"
@@ -39,11 +39,10 @@ struct TrainResult {
   TrainingState state;  // filled when interrupted: everything a resume needs
 };
 
-// Trains `params` (already initialised, or restored from options.resume_from) on dataset.train;
-// evaluates on dataset.test.
-// `seed` draws the minibatches.
-TrainResult train_layer(const TrainConfig& settings, std::uint64_t seed,
-                        const data::Dataset& dataset, model::Parameters<float>& params,
+// Trains `model` (already initialised, or restored from options.resume_from) on dataset.train;
+// evaluates on dataset.test. `seed` draws the minibatches.
+TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
+                        const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options);
 
 const char* status_name(TrainStatus status);

@@ -1,12 +1,12 @@
-// analyze_layer() end to end: a layer whose parameters are set by hand to the optimum of a
+// analyze_model() end to end: a layer whose parameters are set by hand to the optimum of a
 // dataset scores η = 1 and gets the dataset's claimed verdict; the measurements of M* itself
 // are reported beside it.
 #include "analysis/measure.hpp"
 
 #include <doctest/doctest.h>
 
+#include "../model/layer_runner.hpp"
 #include "config/load.hpp"
-#include "model/special_cases.hpp"
 
 using namespace ufl;
 
@@ -17,18 +17,21 @@ config::Config small(const std::string& dataset) {
 }
 
 // The layer computes M = P_A diag(σ) P_Bᵀ from position rows only: set them to the SVD of `target`.
-model::Parameters<float> layer_computing(const config::Config& config,
-                                         const Eigen::MatrixXd& target) {
-  const int n = config.dataset.n;
-  model::Parameters<double> exact(model::LayerShape{n, config.dataset.d, config.layer.rank});
+model::Model<float> in_float(const config::Config& config, const model::Model<double>& exact) {
+  model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
+  for (std::size_t e = 0; e < model.params.values.size(); ++e)
+    model.params.values[e] = float(exact.params.values[e]);
+  return model;
+}
+
+model::Model<float> layer_computing(const config::Config& config, const Eigen::MatrixXd& target) {
+  model::Model<double> exact(config.dataset.n, config.dataset.d, config.model, config.layer);
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(target, Eigen::ComputeFullU | Eigen::ComputeFullV);
   const int k = config.layer.rank;
-  model::set_position_operator(exact, svd.matrixU().leftCols(k),
+  model::set_position_operator(testing::universal_layer(exact), svd.matrixU().leftCols(k),
                                svd.singularValues().head(k).cwiseMax(1e-6),
                                svd.matrixV().leftCols(k));
-  model::Parameters<float> params(exact.shape);
-  for (std::size_t e = 0; e < params.values.size(); ++e) params.values[e] = float(exact.values[e]);
-  return params;
+  return in_float(config, exact);
 }
 
 }  // namespace
@@ -38,8 +41,8 @@ TEST_CASE("the Wiener operator of lowrank data, as a layer, scores η = 1 and th
       small(R"({"kind": "lowrank", "n": 16, "d": 4, "rank": 3, "train_size": 512,
                                           "test_size": 256})");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<float> params = layer_computing(config, dataset.fixed_operator);
-  const auto metrics = analysis::analyze_layer(dataset, params, config.analysis).metrics;
+  model::Model<float> params = layer_computing(config, dataset.fixed_operator);
+  const auto metrics = analysis::analyze_model(dataset, params, config.analysis).metrics;
   CHECK(metrics["eta"].get<double>() == doctest::Approx(1.0).epsilon(1e-4));
   CHECK(metrics["iota"].get<double>() < 1e-10);
   CHECK(metrics["alpha"].get<double>() == doctest::Approx(1.0).epsilon(1e-6));
@@ -54,8 +57,8 @@ TEST_CASE("the Wiener operator of local data is called a convolution; a scaled i
   const config::Config config = small(R"({"kind": "local", "n": 16, "d": 4, "train_size": 512,
                                           "test_size": 256})");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<float> optimal = layer_computing(config, dataset.fixed_operator);
-  const auto metrics = analysis::analyze_layer(dataset, optimal, config.analysis).metrics;
+  model::Model<float> optimal = layer_computing(config, dataset.fixed_operator);
+  const auto metrics = analysis::analyze_model(dataset, optimal, config.analysis).metrics;
   CHECK(metrics["eta"].get<double>() == doctest::Approx(1.0).epsilon(1e-4));
   CHECK(metrics["verdict"] == "convolution");
   CHECK(metrics["emerged"] == true);
@@ -63,9 +66,9 @@ TEST_CASE("the Wiener operator of local data is called a convolution; a scaled i
         doctest::Approx(metrics["optimal"]["tau"].get<double>()).epsilon(1e-5));
 
   // 0.5·I is Toeplitz and local, but a poor denoiser: convolution, not emerged (spec §4).
-  model::Parameters<float> identity =
+  model::Model<float> identity =
       layer_computing(config, 0.5 * Eigen::MatrixXd::Identity(config.dataset.n, config.dataset.n));
-  const auto poor = analysis::analyze_layer(dataset, identity, config.analysis).metrics;
+  const auto poor = analysis::analyze_model(dataset, identity, config.analysis).metrics;
   CHECK(poor["verdict"] == "convolution");
   CHECK(poor["emerged"] == false);
   CHECK(poor["eta"].get<double>() < 0.9);
@@ -75,14 +78,13 @@ TEST_CASE("hand-set attention on global data routes tokens to their partners and
   const config::Config config = small(R"({"kind": "global", "n": 16, "d": 16, "noise": 0.3,
                                           "train_size": 256, "test_size": 256})");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<double> exact(model::LayerShape{16, 16, 16});
+  model::Model<double> exact(16, 16, config.model, config.layer);
   const Eigen::MatrixXd query = 2.0 * Eigen::MatrixXd::Identity(16, 16);
   // Off the diagonal the partner scores highest; W_v shrinks by 2/(2+σ²) as the optimum does.
-  model::set_attention(exact, query, Eigen::MatrixXd::Identity(16, 16),
+  model::set_attention(testing::universal_layer(exact), query, Eigen::MatrixXd::Identity(16, 16),
                        2.0 / (2.0 + 0.09) * Eigen::MatrixXd::Identity(16, 16));
-  model::Parameters<float> params(exact.shape);
-  for (std::size_t e = 0; e < params.values.size(); ++e) params.values[e] = float(exact.values[e]);
-  const auto metrics = analysis::analyze_layer(dataset, params, config.analysis).metrics;
+  model::Model<float> params = in_float(config, exact);
+  const auto metrics = analysis::analyze_model(dataset, params, config.analysis).metrics;
   CHECK(metrics["routing_accuracy"].get<double>() > 0.95);
   CHECK(metrics["optimal"]["routing_accuracy"].get<double>() == 1.0);
   CHECK(metrics["iota"].get<double>() > 0.2);

@@ -1,14 +1,15 @@
 #pragma once
-// Runs the layer in double on given inputs, for the model tests.
+// Runs a model in double on given inputs, for the model tests.
 #include <vector>
 
 #include "data/rng.hpp"
-#include "model/layer.hpp"
+#include "model/mixers/universal.hpp"
+#include "model/model.hpp"
 
 namespace ufl::testing {
 
-struct LayerRun {
-  std::vector<Eigen::MatrixXd> Y, M;
+struct ModelRun {
+  std::vector<Eigen::MatrixXd> Y, M;  // M of the first layer
 };
 
 inline std::vector<Eigen::MatrixXd> random_inputs(int count, int n, int d, std::uint64_t seed) {
@@ -20,18 +21,38 @@ inline std::vector<Eigen::MatrixXd> random_inputs(int count, int n, int d, std::
   return inputs;
 }
 
-inline LayerRun run_layer(model::Parameters<double>& params,
-                          const std::vector<Eigen::MatrixXd>& inputs) {
+// A model of `depth` layers of `mixer` with rank r on n×d inputs.
+inline model::Model<double> model_of(int n, int d, int r, const std::string& mixer = "universal",
+                                     int depth = 1, bool residual = false) {
+  model::LayerConfig layer;
+  layer.mixer = mixer;
+  layer.rank = r;
+  model::ModelConfig stack;
+  stack.depth = depth;
+  stack.residual = residual;
+  return model::Model<double>(n, d, stack, layer);
+}
+
+// Layer l of a universal model, by parameter name.
+inline model::UniversalParameters<double> universal_layer(model::Model<double>& model, int l = 0) {
+  auto views = model.mixer_parameters(l);
+  using Mixer = model::UniversalMixer<double>;
+  return {model.layers[l].shape, views[Mixer::kA], views[Mixer::kB],
+          views[Mixer::kS],      views[Mixer::kG], model.w_v(l)};
+}
+
+inline ModelRun run_model(model::Model<double>& model, const std::vector<Eigen::MatrixXd>& inputs) {
   Tape<double> tape;
   const int batch = static_cast<int>(inputs.size());
-  auto graph = model::record_layer(tape, params, batch, 0.0, false);
-  model::plan_layer(tape, graph);
+  const auto graph =
+      model::record_model(tape, model, batch, false, model::LayerKernels::kComposite);
+  tape.plan();
   for (int s = 0; s < batch; ++s) tape.value(graph.x).matrix(s) = inputs[s];
   tape.forward();
-  LayerRun run;
+  ModelRun run;
   for (int s = 0; s < batch; ++s) {
-    run.Y.push_back(tape.value(graph.Y).view(s));
-    run.M.push_back(tape.value(graph.M).view(s));
+    run.Y.push_back(tape.value(graph.y).view(s));
+    run.M.push_back(tape.value(graph.layers.front().branch.M).view(s));
   }
   return run;
 }

@@ -74,3 +74,21 @@ TEST_CASE("lerp is a at t = 0, b at t = 1, and its gradients match finite differ
           return lerp(tape, a, b, t);
         }) <= 1e-6);
 }
+
+TEST_CASE("add_diagonal: a + c·I, and its gradient") {
+  Tape<double> tape;
+  const Var a = tape.input(Shape{1, 2, 2}, "a");
+  const Var out = add_diagonal(tape, a, -1.0);
+  tape.plan();
+  for (int e = 0; e < 4; ++e) tape.value(a).data[e] = e + 1;
+  tape.forward();
+  CHECK(tape.value(out).data[0] == 0.0);
+  CHECK(tape.value(out).data[1] == 2.0);
+  CHECK(tape.value(out).data[2] == 3.0);
+  CHECK(tape.value(out).data[3] == 3.0);
+  CHECK(gradient_check([](Tape<double>& tape, std::vector<Checked>& checked) {
+          const Var a = tape.input(Shape{2, 3, 3}, "a", true);
+          checked = {{a}};
+          return add_diagonal(tape, a, 0.5);
+        }) <= 1e-6);
+}

@@ -31,3 +31,20 @@ TEST_CASE("sum and mean gradients match finite differences") {
           return sum(tape, a);
         }) <= 1e-6);
 }
+
+TEST_CASE("sample_sum: one scaled sum per sample, and its gradient") {
+  Tape<double> tape;
+  const Var a = tape.input(Shape{2, 2, 3}, "a");
+  const Var out = sample_sum(tape, a, 0.5);
+  tape.plan();
+  for (int e = 0; e < 12; ++e) tape.value(a).data[e] = e;
+  tape.forward();
+  CHECK(tape.shape(out) == Shape{2, 1, 1});
+  CHECK(tape.value(out).data[0] == 0.5 * (0 + 1 + 2 + 3 + 4 + 5));
+  CHECK(tape.value(out).data[1] == 0.5 * (6 + 7 + 8 + 9 + 10 + 11));
+  CHECK(gradient_check([](Tape<double>& tape, std::vector<Checked>& checked) {
+          const Var a = tape.input(Shape{3, 2, 2}, "a", true);
+          checked = {{a}};
+          return sample_sum(tape, a, 0.25);
+        }) <= 1e-6);
+}

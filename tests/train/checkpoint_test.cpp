@@ -23,7 +23,7 @@ config::Config small_config(const std::string& kind) {
 }
 
 train::TrainResult run(const config::Config& config, const data::Dataset& dataset,
-                       model::Parameters<float>& params, int stop_after,
+                       model::Model<float>& model, int stop_after,
                        const train::TrainingState* resume) {
   std::atomic<bool> stop{false};
   train::TrainOptions options;
@@ -33,7 +33,7 @@ train::TrainResult run(const config::Config& config, const data::Dataset& datase
   options.after_step = [&](int step) {
     if (step == stop_after) stop = true;
   };
-  return train::train_layer(config.train, config.seed, dataset, params, options);
+  return train::train_model(config.train, config.seed, dataset, model, options);
 }
 
 }  // namespace
@@ -42,29 +42,28 @@ TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an un
   for (const char* kind : {"lowrank", "global"}) {
     const config::Config config = small_config(kind);
     const data::Dataset dataset = data::generate(config.dataset, config.seed);
-    const model::LayerShape shape{12, 3, config.layer.rank};
-    model::Parameters<float> straight(shape);
-    model::initialize(straight, 1.0, config.seed);
+    auto fresh = [&] { return model::Model<float>(12, 3, config.model, config.layer); };
+    model::Model<float> straight = fresh();
+    model::initialize(straight, config.seed);
     const train::TrainResult reference = run(config, dataset, straight, -1, nullptr);
     REQUIRE(reference.status == train::TrainStatus::kComplete);
 
     for (int stop_after : {1, 13, 25, 89}) {  // 13 crosses an epoch boundary (100/8 batches)
       CAPTURE(kind);
       CAPTURE(stop_after);
-      model::Parameters<float> params(shape);
-      model::initialize(params, 1.0, config.seed);
-      const train::TrainResult first = run(config, dataset, params, stop_after, nullptr);
+      model::Model<float> model = fresh();
+      model::initialize(model, config.seed);
+      const train::TrainResult first = run(config, dataset, model, stop_after, nullptr);
       REQUIRE(first.status == train::TrainStatus::kInterrupted);
       CHECK(first.steps_done == stop_after);
       // Through the file format, as the CLI does.
       const train::TrainingState saved =
           train::decode_checkpoint(train::encode_checkpoint(first.state), "memory");
-      model::Parameters<float> resumed(
-          shape);  // fresh parameters: everything comes from the checkpoint
+      model::Model<float> resumed = fresh();  // everything comes from the checkpoint
       const train::TrainResult second = run(config, dataset, resumed, -1, &saved);
       REQUIRE(second.status == train::TrainStatus::kComplete);
-      CHECK(std::memcmp(resumed.values.data(), straight.values.data(),
-                        straight.values.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(resumed.params.values.data(), straight.params.values.data(),
+                        straight.params.values.size() * sizeof(float)) == 0);
       CHECK(second.final_test_mse == reference.final_test_mse);
       REQUIRE(second.curve.size() == reference.curve.size());
       for (std::size_t k = 0; k < reference.curve.size(); ++k) {
@@ -78,9 +77,9 @@ TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an un
 TEST_CASE("a damaged checkpoint is refused with an error naming the file") {
   const config::Config config = small_config("local");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<float> params(model::LayerShape{12, 3, config.layer.rank});
-  model::initialize(params, 1.0, config.seed);
-  const std::string bytes = encode_checkpoint(run(config, dataset, params, 5, nullptr).state);
+  model::Model<float> model(12, 3, config.model, config.layer);
+  model::initialize(model, config.seed);
+  const std::string bytes = encode_checkpoint(run(config, dataset, model, 5, nullptr).state);
   auto refused = [](const std::string& damaged) {
     try {
       train::decode_checkpoint(damaged, "run/checkpoint.bin");
@@ -107,9 +106,9 @@ TEST_CASE("a NaN stops training with the step and the tensor named") {
   config::Config config = small_config("local");
   config.train.lr = 1e30;  // the first update overflows the parameters
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<float> params(model::LayerShape{12, 3, config.layer.rank});
-  model::initialize(params, 1.0, config.seed);
-  const train::TrainResult result = run(config, dataset, params, -1, nullptr);
+  model::Model<float> model(12, 3, config.model, config.layer);
+  model::initialize(model, config.seed);
+  const train::TrainResult result = run(config, dataset, model, -1, nullptr);
   CHECK(result.status == train::TrainStatus::kDiverged);
   CHECK(result.message.find("training diverged at step") == 0);
   CHECK(result.message.find("lower train.lr") != std::string::npos);

@@ -27,16 +27,16 @@ Outcome train_with_threads(const std::string& kind, int threads) {
           "train": {"steps": 40, "batch_size": 16, "eval_every": 20}})",
                            "determinism");
   const data::Dataset dataset = data::generate(config.dataset, config.seed);
-  model::Parameters<float> params(model::LayerShape{16, 4, config.layer.rank});
-  model::initialize(params, config.layer.content_init_scale, config.seed);
+  model::Model<float> model(16, 4, config.model, config.layer);
+  model::initialize(model, config.seed);
   const int previous = omp_get_max_threads();
   omp_set_num_threads(threads);
   train::TrainOptions options;
   options.quiet = true;
   const train::TrainResult result =
-      train::train_layer(config.train, config.seed, dataset, params, options);
+      train::train_model(config.train, config.seed, dataset, model, options);
   omp_set_num_threads(previous);
-  Outcome outcome{params.values, result.final_test_mse, {}};
+  Outcome outcome{model.params.values, result.final_test_mse, {}};
   for (const auto& point : result.curve) outcome.losses.push_back(point.loss);
   return outcome;
 }

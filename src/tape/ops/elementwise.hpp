@@ -1,5 +1,5 @@
 #pragma once
-// Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², and lerp(a, b, t) =
+// Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², a + c·I, and lerp(a, b, t) =
 // a + t(b − a) with a shared scalar t (the gate of spec §2: M = (1−γ)S + γ·softmax(S)).
 #include "tape/ops/broadcast.hpp"
 
@@ -107,6 +107,36 @@ Var square(Tape<T>& tape, Var a, std::string name = "square") {
   auto op = std::make_unique<PointwiseOp<T>>();
   op->inputs = {a};
   op->square = true;
+  return tape.record(std::move(op), tape.shape(a), std::move(name));
+}
+
+// out = a + value·I for square samples (UᵀU − I of the orthogonality penalty); da += dout.
+template <class T>
+struct AddDiagonalOp : Op<T> {
+  T value = T(0);
+
+  void forward_sample(Tape<T>& tape, int s) override {
+    const auto out = tape.value(this->output);
+    MatrixMap<T> y = out.matrix(s);
+    y = tape.value(this->inputs[0]).view(s);
+    y.diagonal().array() += value;
+  }
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* da = this->sinks[0].begin_sample(s);
+    if (da == nullptr) return;
+    const auto dout = tape.grad(this->output);
+    const T* dy = dout.sample(s);
+    for (std::size_t e = 0; e < dout.shape.sample_size(); ++e) da[e] += dy[e];
+  }
+};
+
+template <class T>
+Var add_diagonal(Tape<T>& tape, Var a, double value, std::string name = "add_diagonal") {
+  if (tape.shape(a).rows != tape.shape(a).cols)
+    throw std::logic_error(name + ": needs square samples, got " + tape.shape(a).str());
+  auto op = std::make_unique<AddDiagonalOp<T>>();
+  op->inputs = {a};
+  op->value = static_cast<T>(value);
   return tape.record(std::move(op), tape.shape(a), std::move(name));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// sum and mean of a whole batched tensor to one scalar (the MSE and the orthogonality
-// penalty of spec §2). Per-sample partial sums, then a sum over samples in fixed order.
+// sum and mean of a whole batched tensor to one scalar, per-sample sums to one scalar per sample,
+// and the mean over samples of such per-sample terms (the loss of spec §2). Sums over samples run
+// in fixed order.
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {
@@ -57,6 +58,32 @@ Var mean(Tape<T>& tape, Var a, std::string name = "mean") {
   op->inputs = {a};
   op->factor = T(1) / static_cast<T>(tape.shape(a).size());
   return tape.record(std::move(op), Shape{1, 1, 1}, std::move(name));
+}
+
+// One scalar per sample: factor · Σ of the sample's elements, [B, rows, cols] → [B, 1, 1].
+template <class T>
+struct SampleSumOp : Op<T> {
+  T factor = T(1);
+
+  void forward_sample(Tape<T>& tape, int s) override {
+    const auto a = tape.value(this->inputs[0]);
+    tape.value(this->output).sample(s)[0] =
+        factor * sum_forward(a.sample(s), a.shape.sample_size());
+  }
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* da = this->sinks[0].begin_sample(s);
+    if (da == nullptr) return;
+    sum_backward(factor * tape.grad(this->output).sample(s)[0], da,
+                 tape.shape(this->inputs[0]).sample_size());
+  }
+};
+
+template <class T>
+Var sample_sum(Tape<T>& tape, Var a, double factor, std::string name = "sample_sum") {
+  auto op = std::make_unique<SampleSumOp<T>>();
+  op->inputs = {a};
+  op->factor = static_cast<T>(factor);
+  return tape.record(std::move(op), Shape{tape.shape(a).batch, 1, 1}, std::move(name));
 }
 
 // mean over samples of column `column` of a [B, 1, k] tensor: one scalar per sample (a fused

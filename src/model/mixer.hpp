@@ -1,0 +1,98 @@
+#pragma once
+// A mixer: one way of building the n×n operator M that a layer applies along positions,
+// branch = M(H)·H·W_v (spec §2; seed 000 §3-6). Each mixer is one file under model/mixers/ that
+// declares its parameters and their initialisation, records its forward and backward on the tape,
+// and says what it has to show (its gate, the factors of Ω, arrays for the run folder); the layer,
+// the model, the trainer and the analysis only ask it. W_v belongs to the layer: every mixer's
+// branch multiplies by it.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "data/rng.hpp"
+#include "model/model_config.hpp"
+#include "tape/tape.hpp"
+#include "tensor/eigen.hpp"
+
+namespace ufl::model {
+
+// The sizes a layer works with: n positions, d channels of its input (the stream's width) and r,
+// the rank of U and V where the mixer has them.
+struct LayerShape {
+  int n = 32, d = 16, r = 32;
+  int homogeneous_dim() const { return d + n + 1; }  // rows of A and B: [h; e_i; 1]
+};
+
+struct TensorSpec {
+  std::string name;
+  int rows, cols;
+};
+
+// How a layer goes on the tape: one op per step of its formula (the reference, and the only way
+// that exposes M, U and V), or fused kernels that compute the same loss and gradients faster.
+enum class LayerKernels { kFused, kComposite };
+
+// A mixer's branch on the tape.
+struct MixerGraph {
+  Var out;  // M(H)·H·W_v, [B, n, d]
+  Var penalty;  // [B, 1, 1]: (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² per sample; invalid without U, V
+  Var M, U, V;  // the composite graph's operator ([B or 1, n, n]) and factors; invalid when fused
+};
+
+// Ω = A·diag(σ)·Bᵀ over homogeneous coordinates (seed 003), for mixers that have such factors.
+struct Factors {
+  Eigen::MatrixXd A, B;
+  Eigen::VectorXd sigma;
+};
+
+// An array a mixer derives from its parameters for the run folder (Σ = softplus(s)), in the
+// parameters' precision.
+template <class T>
+struct DerivedArray {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::vector<T> values;
+};
+
+template <class T>
+using ParameterViews = std::vector<MatrixMap<T>>;
+template <class T>
+using ConstParameterViews = std::vector<ConstMatrixMap<T>>;
+
+template <class T>
+class Mixer {
+ public:
+  virtual ~Mixer() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;  // one line for --describe and the docs
+  // M depends on the input (attention-like), rather than being one matrix for every sample.
+  virtual bool input_dependent() const = 0;
+  // U = H̃A and V = H̃B exist: the orthogonality penalty and orth_rel apply.
+  virtual bool has_factors() const = 0;
+
+  // The mixer's parameters (W_v excluded), in the order every other method takes them.
+  virtual std::vector<TensorSpec> parameters(const LayerShape& shape,
+                                             const LayerConfig& config) const = 0;
+  // Draws their initial values from `rng`, in a fixed order.
+  virtual void initialize(ParameterViews<T> params, const LayerShape& shape,
+                          const LayerConfig& config, data::Rng& rng) const = 0;
+  // Records the branch M(H)·H·W_v for the input `h` [B, n, d], and with `with_penalty` the
+  // orthogonality penalty where the mixer has U and V (a fused kernel may compute it anyway).
+  virtual MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
+                            const LayerShape& shape, LayerKernels kernels,
+                            bool with_penalty) const = 0;
+
+  // What the analysis reads: the gate γ, the factors of Ω, and arrays for the run folder.
+  virtual std::optional<double> gate(const ConstParameterViews<T>&) const { return std::nullopt; }
+  virtual std::optional<Factors> factors(const ConstParameterViews<T>&, const LayerShape&) const {
+    return std::nullopt;
+  }
+  virtual std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>&) const {
+    return {};
+  }
+};
+
+}  // namespace ufl::model

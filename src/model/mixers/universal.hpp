@@ -1,0 +1,319 @@
+#pragma once
+// The universal factorization layer's mixer (spec §2, seed 000 §6):
+//   U = H̃A, V = H̃B, Σ = diag(softplus(s)), S = UΣVᵀ,
+//   M = (1−γ)·S + γ·softmax_rows(S), γ = sigmoid(g),      branch = M·H·W_v,
+// with H̃ = [H, e_i, 1] (seed 003) and the soft orthogonality penalty
+// (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² per sample.
+//
+// On the tape it is recorded either op by op (the reference, which exposes U, V and M), or as one
+// fused op: each sample's whole forward, and later its whole backward, in one kernel on one
+// thread, without the per-op passes over memory (each op's output written, its gradient zeroed,
+// read back by the next op) that cost more than the products at n = 32. Tests check that both
+// give the same loss and gradients, and both against finite differences.
+//
+// Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
+// (seed 000 §3-5): set_attention and set_position_operator below.
+#include <cmath>
+
+#include "model/mixer.hpp"
+#include "tape/ops.hpp"
+#include "tensor/small_gemm.hpp"
+
+namespace ufl::model {
+
+// ---- the fused kernel --------------------------------------------------------------------------
+
+// One sample's activations, kept from forward for backward. Row-major, as every tensor.
+template <class T>
+struct UniversalSample {
+  MatrixMap<T> U, V, S, P, Z, gram_U, gram_V;  // Z = M·H; gram_* hold UᵀU − I and VᵀV − I
+};
+
+// Sizes of one sample's forward activations and of its backward temporaries.
+struct UniversalLayout {
+  int n, d, r;
+  std::size_t forward_size() const {
+    return 2 * std::size_t(n) * r + 2 * std::size_t(n) * n + std::size_t(n) * d +
+           2 * std::size_t(r) * r;
+  }
+  // dZ (n×d), Hᵀ (d×n), W_vᵀ (d×d), dM (n×n), UΣ, dUΣ, dV (n×r), M (n×n, for dH); forward
+  // borrows them for UΣ, M and Vᵀ.
+  std::size_t backward_size() const {
+    return 2 * std::size_t(n) * d + std::size_t(d) * d + 2 * std::size_t(n) * n +
+           3 * std::size_t(n) * r;
+  }
+};
+
+template <class T>
+UniversalSample<T> universal_sample(T* memory, const UniversalLayout& l) {
+  T* at = memory;
+  auto take = [&at](int rows, int cols) {
+    MatrixMap<T> block(at, rows, cols);
+    at += std::size_t(rows) * cols;
+    return block;
+  };
+  return UniversalSample<T>{take(l.n, l.r), take(l.n, l.r), take(l.n, l.n), take(l.n, l.n),
+                            take(l.n, l.d), take(l.r, l.r), take(l.r, l.r)};
+}
+
+// Forward of one sample: out = M·H·W_v; returns the penalty and keeps the activations in `keep`.
+template <class T>
+T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b, const T* sigma,
+                    T gamma, ConstMatrixMap<T> w_v, UniversalSample<T>& keep, T* temporaries,
+                    MatrixMap<T> out) {
+  const Eigen::Index n = h.rows(), r = a.cols();
+  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
+  homogeneous_project_forward<T>(h, a, keep.U);
+  homogeneous_project_forward<T>(h, b, keep.V);
+  // UΣ, M and Vᵀ live in the backward temporaries, which are free during forward.
+  MatrixMap<T> u_sigma(temporaries, n, r), mixer(temporaries + n * r, n, n);
+  MatrixMap<T> v_transposed(temporaries + n * r + n * n, r, n);
+  u_sigma.array() = keep.U.array().rowwise() * sigma_row;
+  v_transposed = keep.V.transpose();
+  multiply(keep.S, u_sigma, v_transposed);
+  // Row softmax with the row maximum subtracted, so large logits stay finite.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const T row_max = keep.S.row(i).maxCoeff();
+    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
+    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
+  }
+  mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
+  multiply(keep.Z, mixer, h);
+  multiply(out, keep.Z, w_v);
+  multiply_at(keep.gram_U, keep.U, keep.U);
+  keep.gram_U.diagonal().array() -= T(1);
+  multiply_at(keep.gram_V, keep.V, keep.V);
+  keep.gram_V.diagonal().array() -= T(1);
+  return (keep.gram_U.squaredNorm() + keep.gram_V.squaredNorm()) / T(r * r);
+}
+
+// Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty. The
+// shared parameters' gradients are added into the given per-sample slots, dh into the input's
+// gradient (each nullptr when not needed).
+template <class T>
+void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b,
+                        const T* sigma, T gamma, ConstMatrixMap<T> w_v,
+                        const UniversalSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
+                        T* temporaries, T* dh, T* da, T* db, T* dsigma, T* dgamma, T* dw_v) {
+  const Eigen::Index n = h.rows(), d = h.cols(), r = a.cols();
+  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
+  T* at = temporaries;
+  auto take = [&at](Eigen::Index rows, Eigen::Index cols) {
+    MatrixMap<T> block(at, rows, cols);
+    at += std::size_t(rows) * cols;
+    return block;
+  };
+  MatrixMap<T> d_z = take(n, d), h_transposed = take(d, n);
+  MatrixMap<T> w_v_transposed = take(d, d), d_m = take(n, n);
+  MatrixMap<T> u_sigma = take(n, r), d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
+
+  // out = Z·W_v: dW_v = Zᵀ·dOut; dZ = dOut·W_vᵀ. Z = M·H: dM = dZ·Hᵀ, dH = Mᵀ·dZ (+ via U, V).
+  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), keep.Z, d_out, true);
+  w_v_transposed = w_v.transpose();
+  multiply(d_z, d_out, w_v_transposed);
+  h_transposed = h.transpose();
+  multiply(d_m, d_z, h_transposed);
+  if (dh != nullptr) {
+    mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
+    multiply_at(MatrixMap<T>(dh, n, d), mixer, d_z, true);
+  }
+  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S); dS = (1−γ)dM + softmax backward of γ·dM, in place.
+  if (dgamma != nullptr) *dgamma += (d_m.array() * (keep.P.array() - keep.S.array())).sum();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const T inner = d_m.row(i).dot(keep.P.row(i));
+    d_m.row(i).array() = (T(1) - gamma) * d_m.row(i).array() +
+                         gamma * keep.P.row(i).array() * (d_m.row(i).array() - inner);
+  }
+  // S = (UΣ)Vᵀ: d(UΣ) = dS·V, dV = dSᵀ·UΣ; dσ = column sums of d(UΣ)⊙U; dU = d(UΣ)·Σ.
+  u_sigma.array() = keep.U.array().rowwise() * sigma_row;
+  multiply(d_u, d_m, keep.V);
+  multiply_at(d_v, d_m, u_sigma);
+  // Row by row, so each step is one contiguous vector operation (column sums of a row-major
+  // matrix written as .colwise().sum() walk it column by column).
+  for (Eigen::Index i = 0; i < n; ++i) {
+    T* d_u_row = d_u.data() + i * r;
+    const T* u_row = keep.U.data() + i * r;
+    if (dsigma != nullptr)
+      for (Eigen::Index k = 0; k < r; ++k) dsigma[k] += d_u_row[k] * u_row[k];
+    for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] *= sigma[k];
+  }
+  // The penalty: ∂‖UᵀU − I‖²/∂U = 4U(UᵀU − I), over r².
+  const T ortho_scale = T(4) * weight_penalty / T(r * r);
+  multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
+  multiply(d_v, keep.V, keep.gram_V, true, ortho_scale);
+  // U = H·A_content + A_position + 1·a_biasᵀ, likewise V with B.
+  homogeneous_project_backward<T>(h, a, ConstMatrixMap<T>(d_u.data(), n, r), dh, da);
+  homogeneous_project_backward<T>(h, b, ConstMatrixMap<T>(d_v.data(), n, r), dh, db);
+}
+
+// inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1]; W_v [1, d, d].
+// outputs: the branch [B, n, d] and the penalty [B, 1, 1].
+template <class T>
+struct FusedUniversalOp : Op<T> {
+  UniversalLayout layout{};
+
+  // Each sample's activations, then one set of temporaries per sample group: a group's
+  // samples run one after another on one thread, so they reuse it while it is in cache.
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    return std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(tape.group_count()) * layout.backward_size();
+  }
+  T* activations(int b) const { return this->scratch + std::size_t(b) * layout.forward_size(); }
+  T* temporaries(const Tape<T>& tape, int b) const {
+    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(b / tape.group_size()) * layout.backward_size();
+  }
+  void forward_sample(Tape<T>& tape, int b) override {
+    UniversalSample<T> keep = universal_sample(activations(b), layout);
+    tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
+        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
+        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data,
+        tape.value(this->inputs[4]).data[0], tape.value(this->inputs[5]).view(0), keep,
+        temporaries(tape, b), tape.value(this->output).matrix(b));
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    UniversalSample<T> keep = universal_sample(activations(b), layout);
+    universal_backward<T>(tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
+                          tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data,
+                          tape.value(this->inputs[4]).data[0], tape.value(this->inputs[5]).view(0),
+                          keep, tape.grad(this->output).view(b),
+                          tape.grad(this->extra_outputs[0]).sample(b)[0], temporaries(tape, b),
+                          this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
+                          this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b),
+                          this->sinks[4].begin_sample(b), this->sinks[5].begin_sample(b));
+  }
+};
+
+// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
+template <class T>
+std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
+                                    Var w_v, const std::string& name) {
+  const Shape& sh = tape.shape(h);
+  const Shape& sa = tape.shape(a);
+  if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
+      tape.shape(sigma).size() != std::size_t(sa.cols) || tape.shape(gamma).size() != 1 ||
+      tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+    throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
+  auto op = std::make_unique<FusedUniversalOp<T>>();
+  op->inputs = {h, a, b, sigma, gamma, w_v};
+  op->layout = UniversalLayout{sh.rows, sh.cols, sa.cols};
+  const std::vector<Var> outputs = tape.record_outputs(
+      std::move(op),
+      {{Shape{sh.batch, sh.rows, sh.cols}, name}, {Shape{sh.batch, 1, 1}, name + "_penalty"}});
+  return {outputs[0], outputs[1]};
+}
+
+// (‖FᵀF − I‖²_F)/r² per sample, op by op: the composite graph's half of the penalty.
+template <class T>
+Var gram_penalty(Tape<T>& tape, Var factor, const std::string& name) {
+  const int r = tape.shape(factor).cols;
+  const Var gram = matmul(tape, factor, factor, true, false, name + "_gram");
+  const Var deviation = add_diagonal(tape, gram, -1.0, name + "_gram_minus_I");
+  return sample_sum(tape, square(tape, deviation), 1.0 / (double(r) * r), name + "_penalty");
+}
+
+// ---- the mixer ---------------------------------------------------------------------------------
+
+template <class T>
+class UniversalMixer : public Mixer<T> {
+ public:
+  static constexpr int kA = 0, kB = 1, kS = 2, kG = 3;
+
+  std::string_view name() const override { return "universal"; }
+  std::string_view summary() const override {
+    return "M = (1−γ)·S + γ·softmax(S), S = X̃AΣBᵀX̃ᵀ: the paper's layer, every special case in "
+           "one";
+  }
+  bool input_dependent() const override { return true; }
+  bool has_factors() const override { return true; }
+
+  std::vector<TensorSpec> parameters(const LayerShape& shape, const LayerConfig&) const override {
+    const int h = shape.homogeneous_dim();
+    return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}, {"g", 1, 1}};
+  }
+
+  // Position rows of A and B from N(0, 1/n), content rows from N(0, c²/(n·d)), bias rows, s and g
+  // zero (spec §2). Draw order: A's content rows, A's position rows, B's content rows, B's
+  // position rows, row-major.
+  void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
+                  data::Rng& rng) const override {
+    const double content_std = config.content_init_scale / std::sqrt(double(shape.n) * shape.d);
+    const double position_std = 1.0 / std::sqrt(double(shape.n));
+    for (int factor : {kA, kB}) {
+      T* rows = params[factor].data();
+      const std::size_t content = std::size_t(shape.d) * shape.r;
+      const std::size_t position = std::size_t(shape.n) * shape.r;
+      for (std::size_t e = 0; e < content; ++e) rows[e] = T(content_std * rng.normal());
+      for (std::size_t e = 0; e < position; ++e) rows[content + e] = T(position_std * rng.normal());
+    }
+  }
+
+  MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
+                    const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
+    const Var sigma = softplus(tape, params[kS], "Sigma");
+    const Var gamma = sigmoid(tape, params[kG], "gamma");
+    MixerGraph graph;
+    if (kernels == LayerKernels::kFused) {
+      std::tie(graph.out, graph.penalty) =
+          fused_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch");
+      return graph;
+    }
+    graph.U = homogeneous_project(tape, h, params[kA], "U");
+    graph.V = homogeneous_project(tape, h, params[kB], "V");
+    const Var u_sigma = diag_scale(tape, graph.U, sigma, "U_Sigma");
+    const Var S = matmul(tape, u_sigma, graph.V, false, true, "S");
+    const Var attention = softmax_rows(tape, S, "softmax_S");
+    graph.M = lerp(tape, S, attention, gamma, "M");
+    const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
+    graph.out = matmul(tape, mixed, w_v, false, false, "branch");
+    if (with_penalty)
+      graph.penalty =
+          add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
+    return graph;
+  }
+
+  std::optional<double> gate(const ConstParameterViews<T>& params) const override {
+    return stable_sigmoid(double(params[kG](0, 0)));
+  }
+  std::optional<Factors> factors(const ConstParameterViews<T>& params,
+                                 const LayerShape& shape) const override {
+    Factors factors{params[kA].template cast<double>(), params[kB].template cast<double>(),
+                    Eigen::VectorXd(shape.r)};
+    for (int j = 0; j < shape.r; ++j) factors.sigma(j) = stable_softplus(double(params[kS](0, j)));
+    return factors;
+  }
+  // Σ = softplus(s), computed in the parameters' precision.
+  std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {
+    DerivedArray<T> sigma{"Sigma", {std::size_t(params[kS].cols())}, {}};
+    for (Eigen::Index j = 0; j < params[kS].cols(); ++j)
+      sigma.values.push_back(stable_softplus(params[kS](0, j)));
+    return {sigma};
+  }
+};
+
+// ---- hand-set special cases (seed 000 §3-5) ---------------------------------------------------
+
+// The gate logit whose sigmoid is exactly 1 (or 0) in double: γ = 1/(1+e^−40) rounds to 1.
+inline constexpr double kGateOpen = 40.0, kGateClosed = -40.0;
+
+// softplus⁻¹(y) = log(eʸ − 1), so that Σ = diag(y).
+inline double inverse_softplus(double y) { return std::log(std::expm1(y)); }
+
+// One universal layer's parameters, by name.
+template <class T>
+struct UniversalParameters {
+  LayerShape shape;
+  MatrixMap<T> A, B, s, g, W_v;
+};
+
+// Y = softmax(X W_Q W_Kᵀ Xᵀ) X W_V: content rows of A = W_Q and of B = W_K (d×k, k ≤ r), Σ = I,
+// γ = 1.
+void set_attention(UniversalParameters<double> layer, const Eigen::MatrixXd& query,
+                   const Eigen::MatrixXd& key, const Eigen::MatrixXd& value);
+
+// M = fixed position operator P_A diag(σ) P_Bᵀ with γ = 0 and W_v = I: position rows of A and B
+// hold the given n×k factors (k ≤ r), the rest is zero.
+void set_position_operator(UniversalParameters<double> layer, const Eigen::MatrixXd& left,
+                           const Eigen::VectorXd& singular_values, const Eigen::MatrixXd& right);
+
+}  // namespace ufl::model

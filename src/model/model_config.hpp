@@ -1,0 +1,21 @@
+#pragma once
+// A run's model settings: the layer (keys layer.*) and the stack of layers. Rules and meanings
+// are in config/keys.cpp.
+#include <string>
+
+namespace ufl::model {
+
+struct LayerConfig {
+  std::string mixer = "universal";  // a registered mixer (model/mixers/registry.hpp)
+  int rank = 32;                    // r; the config loader fills in dataset.n when it is omitted
+  double content_init_scale = 1.0;
+};
+
+// The stack (section 7 of the seed): depth L layers on a residual stream of width D ≥ d.
+struct ModelConfig {
+  int depth = 1;
+  int width = 0;  // D; 0 means d, the data's channels
+  bool residual = false;
+};
+
+}  // namespace ufl::model
