@@ -236,7 +236,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
                                       {"std_k99", spread.std_k99}};
     arrays.push_back(named_vector("M_samples_mean_singular_values", spread.mean_singular_values));
     arrays.push_back(samples_array("M_optimal_samples", saved_optimal, saved, n, n));
-    NamedArray partners{"partners", {std::size_t(saved), std::size_t(n)}, {}};
+    NamedArray partners{"partners", {std::size_t(saved), std::size_t(n)}, {}, true};
     for (std::size_t e = 0; e < std::size_t(saved) * n; ++e)
       partners.values.push_back(test.partners[e]);
     arrays.push_back(partners);

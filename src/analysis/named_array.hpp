@@ -11,6 +11,7 @@ struct NamedArray {
   std::string name;
   std::vector<std::size_t> shape;
   std::vector<double> values;  // C order
+  bool integer = false;        // saved as int32 (positions such as partners), else float64
 };
 
 inline NamedArray named_matrix(std::string name, const Eigen::MatrixXd& matrix) {

@@ -1,7 +1,11 @@
-// ufl analyze: recompute a saved run's measurements from its config and parameters.
+// ufl analyze: recompute a saved run's measurements from its parameters and the data it was
+// trained on, keeping the previous metrics and recording what changed (docs/analyze.md).
 #include <spdlog/spdlog.h>
 
+#include <ctime>
+
 #include "analysis/measure.hpp"
+#include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
@@ -12,12 +16,55 @@
 #include "results/run_writer.hpp"
 
 namespace ufl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+json read_json(const fs::path& path) {
+  const json value = json::parse(io::read_file(path), nullptr, false);
+  if (!value.is_object())
+    throw BadInput(path.string() +
+                   " is not a JSON object; is this a run folder written by 'ufl "
+                   "train'?");
+  return value;
+}
+
+// The data the run was trained on: --data if given, else the folder its manifest records, else
+// none (the run generated its data from the config, and so does the analysis).
+std::string data_folder(const AnalyzeArguments& arguments, const json& manifest,
+                        const fs::path& run) {
+  if (!arguments.data_dir.empty()) return arguments.data_dir;
+  const json recorded = manifest.value("data_dir", json(""));
+  const std::string folder = recorded.is_string() ? recorded.get<std::string>() : "";
+  if (!folder.empty() && !fs::is_directory(folder))
+    throw BadInput(run.string() + " was trained on the data in " + folder +
+                   " (manifest.json data_dir), which is gone; restore it, or pass --data with a "
+                   "folder holding the same data");
+  return folder;
+}
+
+// metrics_history/metrics-K.json for the first K not yet taken.
+fs::path next_history_file(const fs::path& run) {
+  for (int k = 1;; ++k) {
+    const fs::path file = fs::path("metrics_history") / ("metrics-" + std::to_string(k) + ".json");
+    if (!fs::exists(run / file)) return file;
+  }
+}
+
+}  // namespace
 
 int run_analyze(const AnalyzeArguments& arguments) {
   return report_errors([&] {
-    const std::filesystem::path run = arguments.run_dir;
-    if (!std::filesystem::is_regular_file(run / "config.json") ||
-        !std::filesystem::is_regular_file(run / "manifest.json"))
+    const fs::path run = arguments.run_dir;
+    if (!fs::is_regular_file(run / "config.json") || !fs::is_regular_file(run / "manifest.json"))
       throw BadInput(run.string() +
                      " is not a run folder (no config.json or manifest.json); pass a folder "
                      "written by 'ufl train'");
@@ -26,12 +73,14 @@ int run_analyze(const AnalyzeArguments& arguments) {
         throw BadInput(
             "--set " + assignment +
             ": analyze can only change analysis.* thresholds; retrain to change anything else");
+    const config::Config before = config::load_config(run / "config.json");
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
+    json manifest = read_json(run / "manifest.json");
+    const std::string data_dir = data_folder(arguments, manifest, run);
     const data::Dataset dataset =
-        arguments.data_dir.empty()
-            ? data::generate(config.dataset, config.seed)
-            : data::load_dataset(arguments.data_dir, config.dataset, config.seed,
-                                 config::to_json(config)["dataset"]);
+        data_dir.empty() ? data::generate(config.dataset, config.dataset_seed)
+                         : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
+                                              config::to_json(config)["dataset"]);
     model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
     try {
       results::read_parameters(run, model.params);
@@ -39,21 +88,69 @@ int run_analyze(const AnalyzeArguments& arguments) {
       throw BadInput(error.what());  // a damaged run folder is input the user must fix
     }
     analysis::RunAnalysis analysis = analysis::analyze_model(dataset, model, config.analysis);
-    analysis.metrics["name"] = config.name;
-    analysis.metrics["seed"] = config.seed;
+    json& metrics = analysis.metrics;
+    metrics["name"] = config.name;
+    metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
-    const auto manifest =
-        nlohmann::json::parse(io::read_file(run / "manifest.json"), nullptr, false);
-    if (manifest.is_object()) {
-      analysis.metrics["complete"] = manifest.value("status", std::string()) == "complete";
-      analysis.metrics["steps_done"] = manifest.value("steps_done", config.train.steps);
+    metrics["complete"] = manifest.value("status", std::string()) == "complete";
+    metrics["steps_done"] = manifest.value("steps_done", config.train.steps);
+
+    // What changed: the thresholds given with --set, and the verdict they lead to.
+    json record = {{"at", utc_now()},
+                   {"command", arguments.command_line},
+                   {"data_dir", data_dir.empty() ? json("") : json(data_dir)}};
+    json thresholds = json::object();
+    const json old_analysis = config::to_json(before)["analysis"];
+    const json new_analysis = config::to_json(config)["analysis"];
+    for (auto& [key, value] : new_analysis.items())
+      if (old_analysis.value(key, json()) != value)
+        thresholds["analysis." + key] = {{"from", old_analysis.value(key, json())}, {"to", value}};
+    record["thresholds"] = thresholds;
+
+    // The previous metrics are kept whenever the new ones differ (docs/analyze.md).
+    std::string kept;
+    if (fs::is_regular_file(run / "metrics.json")) {
+      const std::string previous_text = io::read_file(run / "metrics.json");
+      const json previous = json::parse(previous_text, nullptr, false);
+      if (previous_text != metrics.dump(2) + "\n") {  // as results::write_json writes it
+        const fs::path history = next_history_file(run);
+        fs::create_directories(run / history.parent_path());
+        io::write_file_atomic(run / history, previous_text);
+        kept = history.string();
+        record["previous_metrics"] = kept;
+        for (const char* key : {"verdict", "emerged", "claim_holds", "eta"})
+          if (previous.is_object() && previous.value(key, json()) != metrics.value(key, json()))
+            record[key] = {{"from", previous.value(key, json())},
+                           {"to", metrics.value(key, json())}};
+      }
     }
     results::write_analysis(run, analysis);
-    results::write_json(run / "config.json", config::to_json(config));
-    const auto& metrics = analysis.metrics;
-    spdlog::info("{}: η {:.4f}, η_fix {:.4f}, verdict {} (emerged: {})", run.string(),
-                 metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0),
-                 metrics.value("verdict", std::string("?")), metrics.value("emerged", false));
+    // config.json: only the thresholds change, and only when --set gave new ones; every other
+    // key stays as training wrote it.
+    if (!thresholds.empty()) {
+      json written = read_json(run / "config.json");
+      if (!written.contains("analysis") || !written["analysis"].is_object())
+        written["analysis"] = json::object();
+      for (auto& [key, value] : new_analysis.items())
+        if (old_analysis.value(key, json()) != value) written["analysis"][key] = value;
+      results::write_json(run / "config.json", written);
+    }
+    if (!manifest.contains("analyses") || !manifest["analyses"].is_array())
+      manifest["analyses"] = json::array();
+    manifest["analyses"].push_back(record);
+    results::write_json(run / "manifest.json", manifest);
+
+    auto shown = [&metrics](const char* key) {
+      return metrics[key].is_number() ? fmt::format("{:.4f}", metrics[key].get<double>())
+                                      : metrics[key].dump();
+    };
+    spdlog::info("{}: η {}, η_fix {}", run.string(), shown("eta"), shown("eta_fix"));
+    spdlog::info("{}", analysis::verdict_sentence(metrics));
+    if (kept.empty())
+      spdlog::info("metrics unchanged; analysis recorded in {}", (run / "manifest.json").string());
+    else
+      spdlog::info("previous metrics kept in {}; what changed is in manifest.json \"analyses\"",
+                   (run / kept).string());
     return int(kSuccess);
   });
 }

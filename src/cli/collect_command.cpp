@@ -16,14 +16,19 @@ int run_collect(const CollectArguments& arguments) {
     std::vector<std::filesystem::path> paths(arguments.paths.begin(), arguments.paths.end());
     const results::CollectedTable table = results::collect_runs(paths);
     for (const std::string& reason : table.skipped) spdlog::warn("skipped {}", reason);
+    const std::string skipped = results::skipped_summary(table);
     if (table.rows.empty())
-      throw BadInput("no finished runs (folders with metrics.json) under the given paths");
-    const std::string csv = results::to_csv(table);
+      throw BadInput("no complete runs under the given paths" +
+                     (skipped.empty() ? std::string() : " (" + skipped + ")"));
+    const std::string runs =
+        std::to_string(table.rows.size()) + " complete run" + (table.rows.size() == 1 ? "" : "s");
+    const std::string left_out = skipped.empty() ? "" : "; " + skipped + " (listed above)";
     if (arguments.out.empty()) {
-      std::cout << csv;
+      std::cout << results::to_csv(table);
+      spdlog::info("collected {}{}", runs, left_out);
     } else {
-      io::write_file_atomic(arguments.out, csv);
-      spdlog::info("wrote {} runs to {}", table.rows.size(), arguments.out);
+      io::write_file_atomic(arguments.out, results::to_csv(table));
+      spdlog::info("wrote {} to {}{}", runs, arguments.out, left_out);
     }
     return int(kSuccess);
   });

@@ -24,6 +24,7 @@ struct AnalyzeArguments {
   std::string run_dir, data_dir;
   std::vector<std::string> overrides;
   bool quiet = false;
+  std::string command_line;  // recorded in the run's manifest
 };
 
 struct CollectArguments {

@@ -16,7 +16,7 @@ int run_generate(const GenerateArguments& arguments) {
     const config::Config config = config::load_config(arguments.config_path, arguments.overrides);
     const std::filesystem::path out =
         arguments.out.empty() ? std::filesystem::path("datasets") /
-                                    (config.name + "-seed" + std::to_string(config.seed))
+                                    (config.name + "-seed" + std::to_string(config.dataset_seed))
                               : std::filesystem::path(arguments.out);
     std::unique_ptr<io::RunFolder> folder;
     try {
@@ -24,7 +24,7 @@ int run_generate(const GenerateArguments& arguments) {
     } catch (const io::IoError& error) {
       throw BadInput(error.what());
     }
-    const data::Dataset dataset = data::generate(config.dataset, config.seed);
+    const data::Dataset dataset = data::generate(config.dataset, config.dataset_seed);
     data::save_dataset(folder->staging(), dataset, config::to_json(config)["dataset"]);
     folder->commit();
     spdlog::info("wrote {} ({} train and {} test samples of {}×{}, kind {})", out.string(),

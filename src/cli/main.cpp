@@ -19,6 +19,19 @@ std::string known_keys_text() {
   return text;
 }
 
+// --seed N is the config key `seed` given as text and checked by the key table, so that a value
+// out of range is one line naming the range (CLI11 prefixes the flag).
+CLI::Validator seed_check() {
+  return CLI::Validator([](std::string& text) { return ufl::config::flag_problem("seed", text); },
+                        "", "SEED");
+}
+
+// The seed rule (docs/seeds.md), the same words in every command's --help.
+const char* const kSeedHelp =
+    "Seed of the initialisation and the minibatch order (config key 'seed', an integer from 0 "
+    "to 2^64-1); the data follow it too unless dataset.seed is given, or --data gives a folder "
+    "(its dataset.json's seed). See docs/seeds.md";
+
 void setup_logging(bool quiet) {
   auto logger = spdlog::stderr_color_st("ufl");
   logger->set_pattern("[%T] %v");
@@ -57,11 +70,8 @@ int main(int argc, char** argv) {
                    "Override a config value: key.path=value (JSON value, else string); "
                    "repeatable, e.g. --set dataset.noise=0.3 --set dataset.freqs=[3,7]")
       ->type_name("KEY=VALUE");
-  int seed = -1;
-  train_command
-      ->add_option("--seed", seed,
-                   "Seed for data, initialisation and minibatches (overrides 'seed')")
-      ->check(CLI::NonNegativeNumber);
+  std::string seed;
+  train_command->add_option("--seed", seed, kSeedHelp)->check(seed_check())->type_name("N");
   train_command
       ->add_option("--threads,-j", train.threads,
                    "OpenMP threads (default: OMP_NUM_THREADS or all cores); results are "
@@ -69,7 +79,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   train_command->add_option(
       "--data", train.data_dir,
-      "Train on a dataset folder written by 'ufl generate' instead of generating in memory");
+      "Train on a dataset folder written by 'ufl generate' instead of generating in memory; "
+      "its values are checked (finite, partners in range) before training, and the data's "
+      "seed is the folder's");
   train_command->add_option(
       "--resume", train.resume,
       "Continue an interrupted run (Ctrl-C/SIGTERM saved a checkpoint) in its folder; "
@@ -93,23 +105,31 @@ int main(int argc, char** argv) {
   generate_command
       ->add_option("--set", generate.overrides, "Override a config value: key.path=value")
       ->type_name("KEY=VALUE");
-  int generate_seed = -1;
-  generate_command->add_option("--seed", generate_seed, "Seed (overrides 'seed')")
-      ->check(CLI::NonNegativeNumber);
+  std::string generate_seed;
+  generate_command
+      ->add_option("--seed", generate_seed,
+                   "Seed of the data (config key 'seed', an integer from 0 to 2^64-1; "
+                   "dataset.seed, when given, wins). See docs/seeds.md")
+      ->check(seed_check())
+      ->type_name("N");
   generate_command->add_flag("--force,-f", generate.force, "Replace an existing dataset folder");
 
   AnalyzeArguments analyze;
   auto* analyze_command = app.add_subcommand(
       "analyze",
       "Recompute a saved run's measurements and verdict (metrics.json and the analysis "
-      ".npy files), e.g. after changing a threshold with --set analysis.tau_min=0.8.");
+      ".npy files) on the data it was trained on, e.g. after changing a threshold with --set "
+      "analysis.tau_min=0.8. The previous metrics.json is kept in metrics_history/ and "
+      "manifest.json records what changed.");
   analyze_command->add_option("RUN_DIR", analyze.run_dir, "A run folder written by 'ufl train'")
       ->required();
   analyze_command
       ->add_option("--set", analyze.overrides, "Override an analysis threshold: analysis.KEY=value")
       ->type_name("KEY=VALUE");
-  analyze_command->add_option("--data", analyze.data_dir,
-                              "Dataset folder the run was trained on, if any");
+  analyze_command->add_option(
+      "--data", analyze.data_dir,
+      "Dataset folder holding the run's data (default: the folder its manifest records, if "
+      "it was trained with --data)");
   analyze_command->add_flag("--quiet,-q", analyze.quiet, "Only warnings and errors");
   int analyze_threads = 0;
   analyze_command->add_option("--threads,-j", analyze_threads, "OpenMP threads")
@@ -142,14 +162,14 @@ int main(int argc, char** argv) {
 
   if (train_command->parsed()) {
     setup_logging(train.quiet);
-    if (seed >= 0) train.overrides.push_back("seed=" + std::to_string(seed));
+    if (!seed.empty()) train.overrides.push_back("seed=" + seed);
     if (train.threads > 0) omp_set_num_threads(train.threads);
     for (int i = 0; i < argc; ++i) train.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_train(train);
   }
   if (generate_command->parsed()) {
     setup_logging(false);
-    if (generate_seed >= 0) generate.overrides.push_back("seed=" + std::to_string(generate_seed));
+    if (!generate_seed.empty()) generate.overrides.push_back("seed=" + generate_seed);
     return run_generate(generate);
   }
   if (collect_command->parsed()) {
@@ -157,6 +177,7 @@ int main(int argc, char** argv) {
     return run_collect(collect);
   }
   setup_logging(analyze.quiet);
+  for (int i = 0; i < argc; ++i) analyze.command_line += (i ? " " : "") + std::string(argv[i]);
   if (analyze_threads > 0) omp_set_num_threads(analyze_threads);
   return run_analyze(analyze);
 }

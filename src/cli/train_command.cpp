@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "analysis/measure.hpp"
+#include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
@@ -62,6 +63,18 @@ std::string run_status(const fs::path& run) {
   return manifest.is_object() ? manifest.value("status", std::string()) : "";
 }
 
+// The run's config: the file, then --set and --seed, then with --data the data's seed from the
+// folder's dataset.json when neither gave dataset.seed (the rule is in docs/seeds.md).
+config::Config load_run_config(const std::string& config_path,
+                               const std::vector<std::string>& overrides,
+                               const std::string& data_dir) {
+  std::vector<config::Fallback> fallbacks;
+  if (!data_dir.empty())
+    fallbacks.push_back({"dataset.seed", data::dataset_folder_seed(data_dir),
+                         (fs::path(data_dir) / "dataset.json").string()});
+  return config::load_config(config_path, overrides, fallbacks);
+}
+
 // What --resume needs from an interrupted run folder.
 struct ResumePoint {
   config::Config config;
@@ -83,8 +96,11 @@ ResumePoint read_resume_point(const fs::path& run, const TrainArguments& argumen
                    ", not an interrupted run with a checkpoint; nothing to resume");
   ResumePoint point;
   point.config = config::load_config(run / "config.json");
+  point.data_dir = manifest.value("data_dir", std::string());
   if (!arguments.config_path.empty()) {
-    const config::Config given = config::load_config(arguments.config_path, arguments.overrides);
+    const config::Config given =
+        load_run_config(arguments.config_path, arguments.overrides,
+                        arguments.data_dir.empty() ? point.data_dir : arguments.data_dir);
     if (config::to_json(given) != config::to_json(point.config))
       throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
                      (run / "config.json").string() +
@@ -93,7 +109,6 @@ ResumePoint read_resume_point(const fs::path& run, const TrainArguments& argumen
     throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
                    run.string());
   }
-  point.data_dir = manifest.value("data_dir", std::string());
   try {
     point.state = train::read_checkpoint(checkpoint);
   } catch (const io::IoError& error) {
@@ -138,7 +153,7 @@ int run_train(const TrainArguments& arguments) {
     std::string resume_dir = arguments.resume;
     if (arguments.continue_run && resume_dir.empty()) {
       if (arguments.config_path.empty()) throw BadInput("--continue needs a CONFIG file");
-      config = config::load_config(arguments.config_path, arguments.overrides);
+      config = load_run_config(arguments.config_path, arguments.overrides, data_dir);
       out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
       const std::string status = run_status(out);
       if (!status.empty() &&
@@ -160,16 +175,19 @@ int run_train(const TrainArguments& arguments) {
     } else {
       if (arguments.config_path.empty())
         throw BadInput("ufl train needs a CONFIG file (or --resume RUN_DIR)");
-      config = config::load_config(arguments.config_path, arguments.overrides);
+      config = load_run_config(arguments.config_path, arguments.overrides, data_dir);
       out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
     }
     // Resuming replaces the interrupted folder with the finished one.
     auto folder = open_run_folder(out, arguments.force || resume.has_value());
 
-    const data::Dataset dataset = data_dir.empty()
-                                      ? data::generate(config.dataset, config.seed)
-                                      : data::load_dataset(data_dir, config.dataset, config.seed,
-                                                           config::to_json(config)["dataset"]);
+    // The data follow dataset.seed; the initialisation and the minibatches follow seed.
+    const data::Dataset dataset =
+        data_dir.empty() ? data::generate(config.dataset, config.dataset_seed)
+                         : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
+                                              config::to_json(config)["dataset"]);
+    // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
+    if (!data_dir.empty()) data_dir = fs::absolute(data_dir).lexically_normal().string();
     model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
     model::initialize(model, config.seed);
 
@@ -229,8 +247,7 @@ int run_train(const TrainArguments& arguments) {
         "{:.4f}",
         wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
         metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
-    spdlog::info("verdict: {} (emerged: {}, claimed: {})", metrics.value("verdict", std::string()),
-                 metrics.value("emerged", false), metrics.value("claimed", std::string()));
+    spdlog::info("{}", analysis::verdict_sentence(metrics));
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

@@ -13,7 +13,10 @@ namespace ufl::config {
 
 struct Config {
   std::string name = "run";
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // initialisation and minibatches
+  // The data's seed (key dataset.seed): `seed` unless given, or the --data folder's
+  // (docs/seeds.md).
+  std::uint64_t dataset_seed = 1;
   data::DatasetConfig dataset;
   model::LayerConfig layer;
   model::ModelConfig model;

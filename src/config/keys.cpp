@@ -123,7 +123,12 @@ std::vector<Key> build_table() {
                          name != "..";
                 }),
       Entry<std::uint64_t>("seed", &Config::seed,
-                           "seed of the data, the initialisation and the minibatch order"),
+                           "seed of the initialisation and the minibatch order, and of the data "
+                           "unless dataset.seed is given (docs/seeds.md)"),
+      Entry<std::uint64_t>("dataset.seed", &Config::dataset_seed,
+                           "seed of the data (structure, train and test samples); with --data, "
+                           "the folder's (docs/seeds.md)")
+          .follows("seed", [](Config& c) { c.dataset_seed = c.seed; }),
       Entry<std::string>("dataset.kind", &Config::dataset, &data::DatasetConfig::kind,
                          "which synthetic denoising task (docs/experiment.md §1)")
           .rule("one of " + data::dataset_kind_names(),

@@ -72,42 +72,151 @@ bool is_integral(const json& value) {
          std::abs(value.get<double>()) < 9e15;
 }
 
+// A whole number written as a float beyond ±9e15 (where exact integers in a double end): checked
+// against the field's range (only the 64-bit seed holds such values) rather than called "not an
+// integer", so that `--seed 1e30` names the valid range.
+bool out_of_any_range(const json& value) {
+  return value.is_number_float() && std::isfinite(value.get<double>()) &&
+         value.get<double>() == std::floor(value.get<double>()) &&
+         std::abs(value.get<double>()) >= 9e15;
+}
+
 bool fits_integer(const Key& key, const json& value) {
   if (value.is_number_unsigned()) return double(value.get<std::uint64_t>()) <= key.integer_max;
   const double number = value.get<double>();
-  return number >= key.integer_min && number <= key.integer_max;
+  // double(UINT64_MAX) rounds up to 2^64, which no uint64 holds: there the bound is strict.
+  const bool below_max =
+      key.integer_max > 1e18 ? number < key.integer_max : number <= key.integer_max;
+  return number >= key.integer_min && below_max;
 }
 
-void check_type(const std::string& source, const Key& key, const json& value) {
+// "" when `value` has the key's type and fits its field; else what it must be ("must be an
+// integer from 0 to …, got -1"), for the caller to prefix with the key or flag.
+std::string type_problem(const Key& key, const json& value) {
   bool ok = false;
   switch (key.type) {
     case ValueType::kString:
       ok = value.is_string();
       break;
     case ValueType::kInteger:
-      ok = is_integral(value);
+      ok = is_integral(value) || out_of_any_range(value);
       break;
     case ValueType::kNumber:
       ok = value.is_number() && std::isfinite(value.get<double>());
       break;
     case ValueType::kIntegerList:
-      ok = value.is_array() && std::all_of(value.begin(), value.end(), is_integral);
+      ok = value.is_array() && std::all_of(value.begin(), value.end(), [](const json& element) {
+             return is_integral(element) || out_of_any_range(element);
+           });
       break;
   }
-  if (!ok)
-    throw ConfigError(source + ": " + key.path + " must be " + type_name(key.type) + ", got " +
-                      shown(value));
+  if (!ok) return "must be " + type_name(key.type) + ", got " + shown(value);
   auto fits = [&key](const json& number) { return fits_integer(key, number); };
   const bool in_range = key.type == ValueType::kInteger ? fits(value)
                         : key.type == ValueType::kIntegerList
                             ? std::all_of(value.begin(), value.end(), fits)
                             : true;
   if (!in_range)
-    throw ConfigError(source + ": " + key.path + " must be an integer from " +
-                      json(std::int64_t(key.integer_min)).dump() + " to " +
-                      (key.integer_max > 1e18 ? std::string("18446744073709551615")
-                                              : json(std::int64_t(key.integer_max)).dump()) +
-                      ", got " + shown(value));
+    return "must be an integer from " + json(std::int64_t(key.integer_min)).dump() + " to " +
+           (key.integer_max > 1e18 ? std::string("18446744073709551615")
+                                   : json(std::int64_t(key.integer_max)).dump()) +
+           ", got " + shown(value);
+  return "";
+}
+
+void check_type(const std::string& source, const Key& key, const json& value) {
+  if (const std::string problem = type_problem(key, value); !problem.empty())
+    throw ConfigError(source + ": " + key.path + " " + problem);
+}
+
+// A --set value: JSON where it parses, else the text as a string.
+json override_value(const std::string& path, const std::string& text) {
+  json value = json::parse(text, nullptr, false);
+  if (value.is_discarded()) {
+    value = text;  // not JSON: a plain string such as a name
+    try {
+      (void)value.dump();
+    } catch (const json::type_error&) {
+      throw ConfigError("--set " + path + ": the value is not valid UTF-8 text");
+    }
+  }
+  return value;
+}
+
+// A pointer into the config text that records how far the JSON parser has read, so that a
+// problem found while parsing can be given a line and column.
+class TrackedChar {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  TrackedChar(const char* at, const char** furthest) : at_(at), furthest_(furthest) {}
+  reference operator*() const { return *at_; }
+  TrackedChar& operator++() {
+    *furthest_ = ++at_;
+    return *this;
+  }
+  TrackedChar operator++(int) {
+    TrackedChar before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const TrackedChar& other) const { return at_ == other.at_; }
+
+ private:
+  const char* at_;
+  const char** furthest_;
+};
+
+// "line 3, column 5" of the byte at `offset` (1-based, in bytes, as nlohmann counts).
+std::string line_and_column(const std::string& text, std::size_t offset) {
+  const std::size_t line = 1 + std::count(text.begin(), text.begin() + offset, '\n');
+  const std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const std::size_t column =
+      line_start == std::string::npos || offset == 0 ? offset + 1 : offset - line_start;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The config's JSON; a key given twice in one object is an error (nlohmann would silently keep
+// the last value, so `{"dataset": {"n": 8, "n": 16}}` would train at n = 16 unnoticed).
+json parse_without_duplicates(const std::string& text, const std::string& source) {
+  struct Level {
+    std::string path;  // "dataset" for the object at dataset, "" for the top
+    std::set<std::string> keys;
+    std::string current;  // the key whose value is being read
+  };
+  std::vector<Level> levels;
+  const char* furthest = text.data();
+  auto callback = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      std::string path;
+      if (!levels.empty())
+        path = levels.back().path.empty() ? levels.back().current
+                                          : levels.back().path + "." + levels.back().current;
+      levels.push_back({path, {}, ""});
+    } else if (event == json::parse_event_t::object_end) {
+      levels.pop_back();
+    } else if (event == json::parse_event_t::key && !levels.empty()) {
+      Level& level = levels.back();
+      level.current = parsed.get<std::string>();
+      if (!level.keys.insert(level.current).second) {
+        // The parser has just read the key's closing quote; find its opening one.
+        std::size_t at = std::size_t(furthest - text.data());
+        at = at >= 2 ? at - 2 : 0;
+        while (at > 0 && !(text[at] == '"' && text[at - 1] != '\\')) --at;
+        const std::string path =
+            level.path.empty() ? level.current : level.path + "." + level.current;
+        throw ConfigError(source + ": key " + shown(json(path)) + " is given twice (again at " +
+                          line_and_column(text, at) + "); keep one");
+      }
+    }
+    return true;
+  };
+  return json::parse(TrackedChar(text.data(), &furthest),
+                     TrackedChar(text.data() + text.size(), &furthest), callback);
 }
 
 // Where each given value came from ("config.json" or "--set"), so an error blames the right one.
@@ -149,15 +258,7 @@ void apply_override(json& document, const std::string& assignment, Sources& sour
   const std::string text = assignment.substr(equals + 1);
   const Key* key = find_key(path);
   if (key == nullptr) throw ConfigError("--set: unknown key '" + path + "'" + suggestion(path));
-  json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) {
-    value = text;  // not JSON: a plain string such as a name
-    try {
-      (void)value.dump();
-    } catch (const json::type_error&) {
-      throw ConfigError("--set " + path + ": the value is not valid UTF-8 text");
-    }
-  }
+  const json value = override_value(path, text);
   check_type("--set", *key, value);
   sources[path] = "--set";
   const auto dot = path.find('.');
@@ -167,6 +268,25 @@ void apply_override(json& document, const std::string& assignment, Sources& sour
     json& section = document[path.substr(0, dot)];
     if (!section.is_object()) section = json::object();
     section[path.substr(dot + 1)] = value;
+  }
+}
+
+const json* value_at(const json& document, const std::string& path);
+
+// A value for a key that neither the file nor --set gives (dataset.seed from a --data folder).
+void apply_fallback(json& document, const Fallback& fallback, Sources& sources) {
+  const Key* key = find_key(fallback.path);
+  if (key == nullptr) throw std::logic_error("config fallback for unknown key " + fallback.path);
+  if (value_at(document, fallback.path) != nullptr) return;
+  check_type(fallback.source, *key, fallback.value);
+  sources[fallback.path] = fallback.source;
+  const auto dot = fallback.path.find('.');
+  if (dot == std::string::npos) {
+    document[fallback.path] = fallback.value;
+  } else {
+    json& section = document[fallback.path.substr(0, dot)];
+    if (!section.is_object()) section = json::object();
+    section[fallback.path.substr(dot + 1)] = fallback.value;
   }
 }
 
@@ -224,10 +344,11 @@ std::vector<std::string> known_keys() {
 }
 
 Config parse_config(const std::string& text, const std::string& source,
-                    const std::vector<std::string>& overrides) {
+                    const std::vector<std::string>& overrides,
+                    const std::vector<Fallback>& fallbacks) {
   json document;
   try {
-    document = json::parse(text);
+    document = parse_without_duplicates(text, source);
   } catch (const json::parse_error& error) {
     // nlohmann reports "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
     std::string message = error.what();
@@ -244,16 +365,25 @@ Config parse_config(const std::string& text, const std::string& source,
   Sources sources;
   check_keys(source, document, sources);
   for (const std::string& assignment : overrides) apply_override(document, assignment, sources);
+  for (const Fallback& fallback : fallbacks) apply_fallback(document, fallback, sources);
   return build(source, document, sources);
 }
 
-Config load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+std::string flag_problem(const std::string& path, const std::string& text) {
+  const Key* key = find_key(path);
+  if (key == nullptr) throw std::logic_error("flag_problem: no config key " + path);
+  const json value = json::parse(text, nullptr, false);
+  return type_problem(*key, value.is_discarded() ? json(text) : value);
+}
+
+Config load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides,
+                   const std::vector<Fallback>& fallbacks) {
   std::ifstream file(path, std::ios::binary);
   if (!file || std::filesystem::is_directory(path))
     throw ConfigError(path.string() + ": cannot read the config file (does it exist?)");
   std::stringstream contents;
   contents << file.rdbuf();
-  return parse_config(contents.str(), path.string(), overrides);
+  return parse_config(contents.str(), path.string(), overrides, fallbacks);
 }
 
 json to_json(const Config& config) {

@@ -13,10 +13,20 @@ namespace {
 
 using nlohmann::json;
 
+// A folder `ufl train` wrote: complete, interrupted or diverged (a diverged run has no
+// metrics.json, but it is a run and is counted as skipped).
 bool is_run_folder(const std::filesystem::path& folder) {
-  return std::filesystem::is_regular_file(folder / "metrics.json") &&
-         std::filesystem::is_regular_file(folder / "config.json") &&
+  return std::filesystem::is_regular_file(folder / "config.json") &&
          std::filesystem::is_regular_file(folder / "manifest.json");
+}
+
+// The same folder reached twice (`collect results results/local`, `results/` and `./results`)
+// is one run: keyed by its canonical path, shown as first reached.
+void add_folder(std::map<std::filesystem::path, std::filesystem::path>& folders,
+                const std::filesystem::path& folder) {
+  std::error_code error;
+  const auto canonical = std::filesystem::weakly_canonical(folder, error);
+  folders.emplace(error ? folder.lexically_normal() : canonical, folder.lexically_normal());
 }
 
 // Scalars only: lists (singular values, cosines) stay in metrics.json.
@@ -44,40 +54,50 @@ std::string csv_field(const std::string& text) {
 }  // namespace
 
 CollectedTable collect_runs(const std::vector<std::filesystem::path>& paths) {
-  std::set<std::filesystem::path> folders;
+  std::map<std::filesystem::path, std::filesystem::path> folders;  // canonical → as reached
   CollectedTable table;
+  auto skip = [&table](const std::string& what, const std::string& why, const std::string& kind) {
+    table.skipped.push_back(what + ": " + why);
+    ++table.skipped_counts[kind];
+  };
   for (const auto& path : paths) {
     if (!std::filesystem::is_directory(path)) {
-      table.skipped.push_back(path.string() + ": not a folder");
+      skip(path.string(), "not a folder", "not a folder");
       continue;
     }
-    if (is_run_folder(path)) folders.insert(path);
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
-      if (entry.is_directory() && entry.path().filename().string().rfind(".", 0) != 0 &&
-          is_run_folder(entry.path()))
-        folders.insert(entry.path());
+    if (is_run_folder(path)) add_folder(folders, path);
+    // Hidden folders (staging folders of runs in progress, .git) are not searched.
+    for (auto it = std::filesystem::recursive_directory_iterator(path);
+         it != std::filesystem::recursive_directory_iterator(); ++it) {
+      if (!it->is_directory()) continue;
+      if (it->path().filename().string().rfind(".", 0) == 0) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (is_run_folder(it->path())) add_folder(folders, it->path());
+    }
   }
   std::vector<std::map<std::string, std::string>> rows;
   std::set<std::string> columns;
-  for (const auto& folder : folders) {
+  for (const auto& [canonical, folder] : folders) {
     std::map<std::string, std::string> row;
     try {
+      const json manifest = json::parse(io::read_file(folder / "manifest.json"));
+      const std::string status = manifest.value("status", std::string("complete"));
+      if (status != "complete") {
+        skip(folder.string(), status + " run", status);
+        continue;
+      }
       row["run"] = folder.string();
       flatten(json::parse(io::read_file(folder / "config.json")), "config", row);
       const json metrics = json::parse(io::read_file(folder / "metrics.json"));
       json scalars = metrics;
       scalars.erase("thresholds");
       flatten(scalars, "", row);
-      const json manifest = json::parse(io::read_file(folder / "manifest.json"));
-      if (manifest.value("status", std::string("complete")) != "complete") {
-        table.skipped.push_back(folder.string() + ": " + manifest.value("status", std::string()) +
-                                " run");
-        continue;
-      }
       row["wall_seconds"] = manifest.value("wall_seconds", json()).dump();
       row["steps_per_second"] = manifest.value("steps_per_second", json()).dump();
     } catch (const std::exception& error) {
-      table.skipped.push_back(folder.string() + ": " + error.what());
+      skip(folder.string(), error.what(), "unreadable");
       continue;
     }
     for (const auto& [key, value] : row) columns.insert(key);
@@ -98,6 +118,17 @@ CollectedTable collect_runs(const std::vector<std::filesystem::path>& paths) {
     table.rows.push_back(std::move(cells));
   }
   return table;
+}
+
+std::string skipped_summary(const CollectedTable& table) {
+  if (table.skipped.empty()) return "";
+  std::string summary = "skipped " + std::to_string(table.skipped.size()) + ":";
+  bool first = true;
+  for (const auto& [kind, count] : table.skipped_counts) {
+    summary += (first ? " " : ", ") + std::to_string(count) + " " + kind;
+    first = false;
+  }
+  return summary;
 }
 
 std::string to_csv(const CollectedTable& table) {

@@ -63,7 +63,12 @@ void write_analysis(const std::filesystem::path& folder, const analysis::RunAnal
   for (const analysis::NamedArray& array : analysis.arrays) {
     const auto path = folder / (array.name + ".npy");
     std::filesystem::create_directories(path.parent_path());
-    io::write_npy(path, array.values.data(), array.shape);
+    if (array.integer) {
+      const std::vector<std::int32_t> integers(array.values.begin(), array.values.end());
+      io::write_npy(path, integers.data(), array.shape);
+    } else {
+      io::write_npy(path, array.values.data(), array.shape);
+    }
   }
   write_json(folder / "metrics.json", analysis.metrics);
 }

@@ -132,3 +132,43 @@ TEST_CASE("integers beyond what the field holds are refused with the valid range
         "test.json: train.steps must be an integer from -2147483648 to 2147483647, got "
         "3000000000");
 }
+
+TEST_CASE("a key given twice is an error naming the key and where it appears again") {
+  CHECK(error_of(R"({"dataset": {"n": 8, "n": 16}})") ==
+        "test.json: key \"dataset.n\" is given twice (again at line 1, column 22); keep one");
+  CHECK(error_of("{\"seed\": 1,\n \"seed\": 2}") ==
+        "test.json: key \"seed\" is given twice (again at line 2, column 2); keep one");
+  // The same name in different objects is fine.
+  CHECK(error_of(R"({"dataset": {"kind": "lowrank", "rank": 2}, "layer": {"rank": 2}})").empty());
+}
+
+TEST_CASE("dataset.seed follows seed unless given; a fallback fills it only when absent") {
+  CHECK(parse_config("{}", "t", {"seed=3"}).dataset_seed == 3);
+  CHECK(parse_config(R"({"seed": 3, "dataset": {"seed": 1}})", "t").dataset_seed == 1);
+  CHECK(parse_config(R"({"seed": 3, "dataset": {"seed": 1}})", "t").seed == 3);
+  const std::vector<Fallback> from_folder = {{"dataset.seed", 7, "data/dataset.json"}};
+  const Config folder = parse_config("{}", "t", {"seed=2"}, from_folder);
+  CHECK(folder.seed == 2);
+  CHECK(folder.dataset_seed == 7);
+  CHECK(parse_config("{}", "t", {"dataset.seed=5"}, from_folder).dataset_seed == 5);
+  CHECK(to_json(folder)["dataset"]["seed"] == 7);
+  // A bad fallback value blames its source.
+  try {
+    parse_config("{}", "t", {}, {{"dataset.seed", -4, "data/dataset.json"}});
+    FAIL("a negative dataset.seed was accepted");
+  } catch (const ConfigError& error) {
+    CHECK(std::string(error.what()) ==
+          "data/dataset.json: dataset.seed must be an integer from 0 to 18446744073709551615, "
+          "got -4");
+  }
+}
+
+TEST_CASE("a flag that sets one key is checked by the key table") {
+  CHECK(flag_problem("seed", "3") == "");
+  CHECK(flag_problem("seed", "18446744073709551615") == "");
+  CHECK(flag_problem("seed", "-1") == "must be an integer from 0 to 18446744073709551615, got -1");
+  CHECK(flag_problem("seed", "18446744073709551616") ==
+        "must be an integer from 0 to 18446744073709551615, got 1.8446744073709552e+19");
+  CHECK(flag_problem("seed", "2.5") == "must be an integer, got 2.5");
+  CHECK(flag_problem("seed", "three") == "must be an integer, got \"three\"");
+}

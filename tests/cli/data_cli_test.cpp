@@ -1,0 +1,134 @@
+// `ufl train --data` on damaged dataset folders: every bad value is one exit-2 line naming the
+// file and where, before any training; the run folder's own arrays have the documented dtypes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "io/npy.hpp"
+
+using namespace ufl::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSmallData =
+    " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set dataset.test_size=64";
+
+// A global dataset (it has partners) written by `ufl generate` into `folder`.
+void generate_global(const std::string& folder) {
+  const CommandResult generated =
+      run_ufl("generate configs/section8/global.json --out " + folder + kSmallData);
+  INFO(generated.output);
+  REQUIRE(generated.exit_code == 0);
+}
+
+// Rewrites one .npy of the folder after changing element `index` (C order) to `value`, keeping
+// its dtype.
+void set_element(const fs::path& file, std::size_t index, double value) {
+  ufl::io::NpyArray array = ufl::io::read_npy(file);
+  REQUIRE(index < array.values.size());
+  array.values[index] = value;
+  if (array.descr == "<f4") {
+    const std::vector<float> values(array.values.begin(), array.values.end());
+    ufl::io::write_npy(file, values.data(), array.shape);
+  } else if (array.descr == "<i4") {
+    const std::vector<std::int32_t> values(array.values.begin(), array.values.end());
+    ufl::io::write_npy(file, values.data(), array.shape);
+  } else {
+    ufl::io::write_npy(file, array.values.data(), array.shape);
+  }
+}
+
+// `ufl train` on the folder: exit 2, one line, the expected text, no run folder.
+void check_refused(const std::string& data, const std::string& expected) {
+  TemporaryFolder out;
+  const CommandResult result = run_ufl("train configs/section8/global.json --data " + data +
+                                       " --out " + (out / "run") + kSmallRun);
+  INFO(result.output);
+  CHECK(result.exit_code == 2);
+  CHECK(result.output.rfind("ufl: error: ", 0) == 0);
+  CHECK(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+  CHECK(result.output.find(expected) != std::string::npos);
+  CHECK_FALSE(fs::exists(out / "run"));
+}
+
+}  // namespace
+
+TEST_CASE("a NaN or Inf in --data train arrays is refused before training, with its position") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  // Sample 3, row 5, channel 2 of n = 16, d = 4.
+  const std::size_t element = 3 * 16 * 4 + 5 * 4 + 2;
+  set_element(fs::path(data) / "train_inputs.npy", element,
+              std::numeric_limits<double>::quiet_NaN());
+  set_element(fs::path(data) / "train_inputs.npy", element + 7,
+              std::numeric_limits<double>::infinity());  // a later one is not the first
+  check_refused(data, data + "/train_inputs.npy: sample 3, row 5, channel 2 is NaN");
+}
+
+TEST_CASE("a NaN or Inf in --data test arrays is refused too (it used to give η null, exit 0)") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  set_element(fs::path(data) / "test_targets.npy", 63 * 16 * 4 + 15 * 4 + 3,
+              -std::numeric_limits<double>::infinity());
+  check_refused(data, data + "/test_targets.npy: sample 63, row 15, channel 3 is -inf");
+}
+
+TEST_CASE("partners that are not a pairing of the sample's positions are refused") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  const fs::path partners = fs::path(data) / "test_partners.npy";
+  const std::string original = read_text(partners.string());
+  set_element(partners, 2 * 16 + 7, 99);  // sample 2, position 7
+  check_refused(data,
+                "test_partners.npy: sample 2, position 7 has partner 99, not a position 0..15");
+  set_element(partners, 2 * 16 + 7, -1);
+  check_refused(data, "sample 2, position 7 has partner -1, not a position 0..15");
+  set_element(partners, 2 * 16 + 7, 7);
+  check_refused(data, "sample 2, position 7 is its own partner");
+  // Position 7 points at a position whose partner is another one.
+  std::ofstream(partners, std::ios::binary) << original;
+  const int own = int(ufl::io::read_npy(partners).values[2 * 16 + 7]);
+  set_element(partners, 2 * 16 + 7, own == 0 ? 1 : 0);
+  check_refused(data, "partners must come in pairs");
+}
+
+TEST_CASE("other damage to a --data folder is exit 2 naming the file, not a crash or exit 1") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  // A truncated array.
+  const std::string inputs = read_text(data + "/train_inputs.npy");
+  std::ofstream(data + "/train_inputs.npy", std::ios::binary) << inputs.substr(0, 200);
+  check_refused(data, "train_inputs.npy is truncated");
+  std::ofstream(data + "/train_inputs.npy", std::ios::binary) << inputs;
+  // An array of another shape.
+  const std::vector<float> small(8 * 16 * 4, 0.0f);
+  ufl::io::write_npy(fs::path(data) / "test_inputs.npy", small.data(), {8, 16, 4});
+  check_refused(data, "test_inputs.npy has shape (8, 16, 4), expected (64, 16, 4)");
+  // A missing array, a broken sidecar, a missing folder.
+  fs::remove(fs::path(data) / "test_inputs.npy");
+  check_refused(data, "test_inputs.npy");
+  std::ofstream(data + "/dataset.json") << R"({"dataset": 5, "seed": 1})";
+  check_refused(data, "is not a dataset sidecar written by 'ufl generate'");
+  fs::remove(fs::path(data) / "dataset.json");
+  check_refused(data, "has no dataset.json");
+  check_refused(folder / "nowhere", "nowhere is not a folder");
+}
+
+TEST_CASE("a run saves partners.npy as integers and the analysis arrays as float64") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/global.json --out " + run + kSmallRun).exit_code == 0);
+  const ufl::io::NpyArray partners = ufl::io::read_npy(fs::path(run) / "partners.npy");
+  CHECK(partners.descr == "<i4");
+  CHECK(partners.shape == std::vector<std::size_t>{8, 16});
+  for (double partner : partners.values) CHECK((partner >= 0 && partner < 16));
+  CHECK(ufl::io::read_npy(fs::path(run) / "M_mean.npy").descr == "<f8");
+}
