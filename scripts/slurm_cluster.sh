@@ -25,15 +25,6 @@ export SLURM_CONF=$conf
 die() { echo "slurm_cluster.sh: $*" >&2; exit 2; }
 alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# Waits until the process of PID file $1 has exited (up to $2 seconds).
-wait_gone() {
-  local pidfile=$1 deadline=$((SECONDS + $2))
-  while alive "$pidfile"; do
-    [ $SECONDS -lt "$deadline" ] || return 1
-    sleep 0.2
-  done
-}
-
 # The node's size as slurmd itself measures it, so that the node registers as valid (a node
 # configured with more CPUs or memory than slurmd finds is drained).
 node_hardware() {
@@ -136,13 +127,15 @@ start() {
 }
 
 stop() {
-  local pidfile name
-  # slurmd first so that it does not report the controller gone; munged last (both use it).
+  local name pid deadline
+  # slurmd first, munged last (the Slurm daemons use it). A daemon removes its PID file as it
+  # exits, so the PID is read once.
   for name in slurmd slurmctld munge/munged; do
-    pidfile=$state/$name.pid
-    alive "$pidfile" || continue
-    kill -TERM "$(cat "$pidfile")"
-    wait_gone "$pidfile" 20 || { kill -KILL "$(cat "$pidfile")" 2> /dev/null || true; }
+    pid=$(cat "$state/$name.pid" 2> /dev/null) || continue
+    kill -TERM "$pid" 2> /dev/null || continue
+    deadline=$((SECONDS + 20))
+    while kill -0 "$pid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -KILL "$pid" 2> /dev/null || true
   done
   rm -f "$state/slurmd.pid" "$state/slurmctld.pid" "$state/munge/munged.pid" "$socket" "$socket.lock"
   echo "slurm cluster stopped (logs in $state/log)"

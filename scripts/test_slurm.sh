@@ -5,8 +5,9 @@
 #   1. a 2 configs × 2 seeds sweep runs to the end: every run complete, every task COMPLETED,
 #      Slurm's output in OUT_DIR/logs (none in the submitting folder), `ufl collect` finds all;
 #   2. resubmitting it has nothing to do and leaves no empty pending-… file;
-#   3. a running task stopped with `scancel --signal=TERM` leaves an interrupted run with a
-#      checkpoint, and once requeued (`scontrol requeue`) resumes from it: it ends complete and
+#   3. a running task stopped with `scancel --batch --signal=TERM` leaves an interrupted run with
+#      a checkpoint and, once requeued (`scontrol requeue`), resumes from it; requeued again while
+#      running (Slurm's preempt-and-requeue), it stops and resumes again; it ends complete and
 #      bit-identical to the same run trained without interruption;
 # then stops the cluster (also on failure). About a minute on an idle machine.
 #
@@ -96,38 +97,65 @@ grep -q "all runs complete" <<< "$said" || fail "resubmission did not say all ru
 [ -z "$(find "$sweep" -maxdepth 1 -name 'pending-*' -empty)" ] || fail "an empty pending-… file"
 ok "resubmission: nothing to do, no empty pending-… file"
 
-# 3. Preemption: SIGTERM to a running task, then requeue it. Long enough to be caught running.
-steps=10000
+# 3. Preemption, twice on the same run (long enough to be caught running): SIGTERM to the
+# running task, then `scontrol requeue`; once it runs again, `scontrol requeue` of the running
+# task (Slurm's preempt-and-requeue: SIGTERM, then back to the queue).
+steps=12000
 preempt=$work/preempt run=$work/preempt/local__seed=3
 said=$(bash "$submit" "$preempt" "$local_config" -- --set train.steps=$steps --seed 3)
 echo "$said"
 job=$(job_of "$said")
 [ -n "$job" ] || fail "no job ID in the submission's output"
-deadline=$((SECONDS + 60))
-until [ "$(task_state "${job}_0")" = RUNNING ]; do
-  [ $SECONDS -lt $deadline ] || fail "task ${job}_0 not running after 60 s"
-  sleep 0.5
-done
-sleep 3  # into the training loop
-# --full: the batch step itself (where ufl runs) gets the signal, not only job steps.
-scancel --signal=TERM --full "${job}_0"
-wait_job "$job" 60
-state=$(task_state "${job}_0")
-grep -qs '"status": "interrupted"' "$run/manifest.json" ||
-  fail "after SIGTERM $run is not interrupted (task $state; raise steps if it finished first)"
-[ -s "$run/checkpoint.bin" ] || fail "no checkpoint in $run"
-stopped_at=$(manifest_number "$run" steps_done)
-[ "$stopped_at" -gt 0 ] && [ "$stopped_at" -lt $steps ] || fail "stopped after step $stopped_at"
-ok "SIGTERM: task $state, run interrupted after step $stopped_at/$steps with a checkpoint"
+task=${job}_0 slurm_out=$preempt/logs/slurm-${job}_0.out
+wait_running() {  # wait_running RESTARTS: until the task runs for the (RESTARTS+1)-th time
+  local deadline=$((SECONDS + 60))
+  until [ "$(task_state "$task")" = RUNNING ] &&
+    scontrol show job "$task" | grep -q "Restarts=$1 "; do
+    [ $SECONDS -lt $deadline ] || fail "task $task not running (restarts: $1) after 60 s"
+    sleep 0.5
+  done
+}
+# Waits until the run is interrupted after a step other than $1 (deadline 60 s).
+wait_interrupted() {
+  local deadline=$((SECONDS + 60))
+  until grep -qs '"status": "interrupted"' "$run/manifest.json" &&
+    [ "$(manifest_number "$run" steps_done)" != "$1" ]; do
+    complete "$run" && fail "$run finished before it was stopped; raise steps"
+    [ $SECONDS -lt $deadline ] || fail "$run not interrupted 60 s after SIGTERM"
+    sleep 0.5
+  done
+  [ -s "$run/checkpoint.bin" ] || fail "no checkpoint in $run"
+}
 
-scontrol requeue "${job}_0"
+wait_running 0
+sleep 3  # into the training loop
+# --batch: the signal goes to the batch step's process, which must be ufl itself (Slurm's
+# default for batch jobs is to signal only job steps, of which a task has none).
+scancel --batch --signal=TERM "$task"
+wait_interrupted none
+wait_job "$job" 30
+first_stop=$(manifest_number "$run" steps_done)
+[ "$first_stop" -gt 0 ] && [ "$first_stop" -lt $steps ] || fail "stopped after step $first_stop"
+ok "scancel --batch --signal=TERM: task $(task_state "$task"), run interrupted after step $first_stop/$steps, checkpoint saved"
+
+scontrol requeue "$task"
+wait_running 1
+sleep 2
+scontrol requeue "$task"
+wait_interrupted "$first_stop"
+second_stop=$(manifest_number "$run" steps_done)
+[ "$second_stop" -gt "$first_stop" ] || fail "second stop after step $second_stop <= $first_stop"
+ok "requeued, then requeued while running: interrupted again after step $second_stop"
+
 wait_job "$job" 90
 complete "$run" || fail "requeued run $run is not complete (see $preempt/logs)"
 [ "$(manifest_number "$run" steps_done)" = $steps ] || fail "requeued run did not reach step $steps"
-[ "$(task_state "${job}_0")" = COMPLETED ] || fail "requeued task is $(task_state "${job}_0")"
-grep -q "resuming $run after step $stopped_at " "$preempt/logs/slurm-${job}_0.out" ||
-  fail "the requeued task did not resume from step $stopped_at: $(cat "$preempt/logs/slurm-${job}_0.out")"
-ok "requeued: resumed after step $stopped_at, complete"
+[ "$(task_state "$task")" = COMPLETED ] || fail "requeued task is $(task_state "$task")"
+for stop in "$first_stop" "$second_stop"; do
+  grep -q "resuming $run after step $stop " "$slurm_out" ||
+    fail "the requeued task did not resume after step $stop: $(cat "$slurm_out")"
+done
+ok "resumed after step $first_stop, then after step $second_stop: complete"
 
 # The resumed run is the run never interrupted, bit for bit.
 OMP_NUM_THREADS=1 "$ufl" train "$local_config" --out "$work/reference" --threads 1 --quiet \

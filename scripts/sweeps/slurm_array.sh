@@ -43,7 +43,13 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
       echo "resuming $run after step $steps (interrupted before)"
     fi
   fi
-  exec bash -c "$line"
+  # ufl must be the batch step's process itself, not the child of a shell: signals for the
+  # batch step (the time limit, preemption, `scancel --batch`, `sbatch --signal=B:TERM@…`)
+  # would otherwise kill the shell, and Slurm then ufl, before it saves a checkpoint. bash
+  # does not exec a command with redirections by itself, so the line's command gets an `exec`
+  # after its leading VAR=value words.
+  [[ $line =~ ^(([A-Za-z_][A-Za-z0-9_]*=[^ ]*\ )*)(.*)$ ]]
+  exec bash -c "${BASH_REMATCH[1]}exec ${BASH_REMATCH[3]}"
 fi
 
 # Submit mode: write the grid, then submit only the runs that are not complete yet.
@@ -58,9 +64,10 @@ n=$(wc -l < "$out/pending.txt")
 # numbered by.
 todo=$(mktemp "$out/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
 cp "$out/pending.txt" "$todo"
-# Slurm's own output next to the runs' logs, not in the folder we were called from.
+# Slurm's own output next to the runs' logs, not in the folder we were called from; appended
+# to, so that a requeued task's file keeps every attempt.
 # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
-job=$(sbatch --parsable ${SBATCH_ARGS:-} --output="$out/logs/slurm-%A_%a.out" \
+job=$(sbatch --parsable ${SBATCH_ARGS:-} --output="$out/logs/slurm-%A_%a.out" --open-mode=append \
   --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo")
 job=${job%%;*}  # --parsable prints JOBID[;CLUSTER]
 echo "submitted $n tasks as Slurm job $job; when done: $root/build/ufl collect $out --out $out/runs.csv"
