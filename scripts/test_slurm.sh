@@ -120,7 +120,7 @@ wait_interrupted() {
   local deadline=$((SECONDS + 60))
   until grep -qs '"status": "interrupted"' "$run/manifest.json" &&
     [ "$(manifest_number "$run" steps_done)" != "$1" ]; do
-    complete "$run" && fail "$run finished before it was stopped; raise steps"
+    complete "$run" && fail "$run finished: the signal did not stop it (or came too late: raise steps)"
     [ $SECONDS -lt $deadline ] || fail "$run not interrupted 60 s after SIGTERM"
     sleep 0.5
   done
