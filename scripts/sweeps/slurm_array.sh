@@ -43,9 +43,9 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
       echo "resuming $run after step $steps (interrupted before)"
     fi
   fi
-  # ufl must be the batch step's process itself, not the child of a shell: signals for the
-  # batch step (the time limit, preemption, `scancel --batch`, `sbatch --signal=B:TERM@…`)
-  # would otherwise kill the shell, and Slurm then ufl, before it saves a checkpoint. bash
+  # ufl must be the batch step's process itself, not the child of a shell: a signal for the
+  # batch step (`scancel --batch`, `sbatch --signal=B:TERM@…`) would otherwise end the shell
+  # and never reach ufl, which then runs on untracked instead of saving a checkpoint. bash
   # does not exec a command with redirections by itself, so the line's command gets an `exec`
   # after its leading VAR=value words.
   [[ $line =~ ^(([A-Za-z_][A-Za-z0-9_]*=[^ ]*\ )*)(.*)$ ]]
@@ -65,9 +65,9 @@ n=$(wc -l < "$out/pending.txt")
 todo=$(mktemp "$out/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
 cp "$out/pending.txt" "$todo"
 # Slurm's own output next to the runs' logs, not in the folder we were called from; appended
-# to, so that a requeued task's file keeps every attempt.
+# to, so that a requeued task's file keeps every attempt (SBATCH_ARGS may override both).
 # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
-job=$(sbatch --parsable ${SBATCH_ARGS:-} --output="$out/logs/slurm-%A_%a.out" --open-mode=append \
+job=$(sbatch --parsable --output="$out/logs/slurm-%A_%a.out" --open-mode=append ${SBATCH_ARGS:-} \
   --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo")
 job=${job%%;*}  # --parsable prints JOBID[;CLUSTER]
 echo "submitted $n tasks as Slurm job $job; when done: $root/build/ufl collect $out --out $out/runs.csv"
