@@ -9,6 +9,8 @@ packages=(cmake g++ make git
 if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch libopenblas0-pthread); fi
 # The libFuzzer targets of fuzz/ (CI, scripts/fuzz.sh) need clang and its runtime.
 if [ "${UFL_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev libomp-dev); fi
+# A one-node Slurm cluster for scripts/slurm_cluster.sh and scripts/test_slurm.sh (CI).
+if [ "${UFL_WITH_SLURM:-0}" = 1 ]; then packages+=(slurmctld slurmd slurm-client munge); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

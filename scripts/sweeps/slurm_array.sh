@@ -3,7 +3,6 @@
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=2G
 #SBATCH --time=00:20:00
-#SBATCH --output=slurm-%A_%a.out
 # Slurm job-array template: one ufl run per array task, the grid of scripts/sweep.sh.
 #
 # How to use (on the login node, in the repository, on a file system the nodes share):
@@ -22,10 +21,12 @@
 #      only failed or missing ones are submitted again):
 #        build/ufl collect OUT_DIR --out OUT_DIR/runs.csv
 #        /usr/bin/python3 scripts/sweeps/plot_sweep.py OUT_DIR/runs.csv OUT_DIR/sweep
-#   Per-run logs: OUT_DIR/logs/<run>.log; Slurm's own: slurm-<job>_<task>.out.
+#   Per-run logs: OUT_DIR/logs/<run>.log; Slurm's own: OUT_DIR/logs/slurm-<job>_<task>.out.
 #
-# Each line of commands.txt skips itself if its run folder exists (folders appear only
-# when complete), so a task that is requeued or resubmitted does no duplicate work.
+# Each line of commands.txt runs `ufl train --continue`: a complete run is skipped and an
+# interrupted one (SIGTERM from scancel, preemption or the time limit saves a checkpoint)
+# resumes where it stopped, so a task that is requeued or resubmitted does no duplicate work.
+# See docs/slurm.md (and scripts/test_slurm.sh, which tests this on a one-node cluster).
 set -euo pipefail
 
 if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
@@ -34,20 +35,39 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
   line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" "$list")
   [ -n "$line" ] || { echo "no line $((SLURM_ARRAY_TASK_ID + 1)) in $list" >&2; exit 1; }
   echo "task $SLURM_ARRAY_TASK_ID on $(hostname): $line"
-  exec bash -c "$line"
+  # Say where a requeued task starts from (the line's --out is %q-quoted by sweep.sh).
+  if [[ $line =~ --out\ ([^ ]+)\ --continue ]]; then
+    run=$(eval "printf %s ${BASH_REMATCH[1]}")
+    steps=$(sed -n 's/^ *"steps_done": \([0-9]*\).*/\1/p' "$run/manifest.json" 2> /dev/null || true)
+    if grep -qs '"status": "interrupted"' "$run/manifest.json"; then
+      echo "resuming $run after step $steps (interrupted before)"
+    fi
+  fi
+  # ufl must be the batch step's process itself, not the child of a shell: a signal for the
+  # batch step (`scancel --batch`, `sbatch --signal=B:TERM@…`) would otherwise end the shell
+  # and never reach ufl, which then runs on untracked instead of saving a checkpoint. bash
+  # does not exec a command with redirections by itself, so the line's command gets an `exec`
+  # after its leading VAR=value words.
+  [[ $line =~ ^(([A-Za-z_][A-Za-z0-9_]*=[^ ]*\ )*)(.*)$ ]]
+  exec bash -c "${BASH_REMATCH[1]}exec ${BASH_REMATCH[3]}"
 fi
 
 # Submit mode: write the grid, then submit only the runs that are not complete yet.
-[ $# -ge 2 ] || { sed -n '9,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '8,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "$1")
 SWEEP_LIST_ONLY=1 "$root/scripts/sweep.sh" "$@"
+n=$(wc -l < "$out/pending.txt")
+[ "$n" -gt 0 ] || { echo "all runs complete; collect with: $root/build/ufl collect $out --out $out/runs.csv"; exit 0; }
 # A snapshot of the runs not complete yet: a later resubmission rewrites pending.txt, and
-# tasks still queued from this one must keep reading the lines they were numbered by.
+# tasks still queued (or requeued) from this one must keep reading the lines they were
+# numbered by.
 todo=$(mktemp "$out/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
 cp "$out/pending.txt" "$todo"
-n=$(wc -l < "$todo")
-[ "$n" -gt 0 ] || { echo "all runs complete; collect with: $root/build/ufl collect $out --out $out/runs.csv"; exit 0; }
+# Slurm's own output next to the runs' logs, not in the folder we were called from; appended
+# to, so that a requeued task's file keeps every attempt (SBATCH_ARGS may override both).
 # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
-sbatch ${SBATCH_ARGS:-} --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo"
-echo "submitted $n tasks; when done: $root/build/ufl collect $out --out $out/runs.csv"
+job=$(sbatch --parsable --output="$out/logs/slurm-%A_%a.out" --open-mode=append ${SBATCH_ARGS:-} \
+  --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo")
+job=${job%%;*}  # --parsable prints JOBID[;CLUSTER]
+echo "submitted $n tasks as Slurm job $job; when done: $root/build/ufl collect $out --out $out/runs.csv"
