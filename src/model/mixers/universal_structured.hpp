@@ -1,0 +1,473 @@
+#pragma once
+// The universal mixer's structured kernel: fewer FLOPs by using the structure of X̃ = [H, I, 1].
+//
+// X̃ has only d content columns; the identity and the ones column are the same for every sample.
+// Folding the bias row into the position rows (1 = Σ_i e_i, so A'_p = A_p + 1·a_biasᵀ):
+//   U = H·A_c + A'_p,   V = H·B_c + B'_p,
+//   S = UΣVᵀ = (H·Ω_cc + Ω_pc)·Hᵀ + H·Ω_cp + Ω_pp,
+// with the blocks of the bilinear form (seed 003), computed once per step in O((n+d)²r):
+//   Ω_cc = A_cΣB_cᵀ (d×d), Ω_cp = A_cΣB'_pᵀ (d×n), Ω_pc = A'_pΣB_cᵀ (n×d), Ω_pp = A'_pΣB'_pᵀ (n×n).
+// Each sample then costs O(nd² + n²d) instead of the dense kernel's O(n²r + nr² + ndr). The
+// orthogonality penalty needs only ‖UᵀU − I‖²_F = ‖UUᵀ‖²_F − 2·tr(UUᵀ) + r, and G_U = UUᵀ has the
+// same form with Φ = ÃÃᵀ in place of Ω (likewise G_V with Ψ = B̃B̃ᵀ). The backward accumulates the
+// blocks' gradients over the batch (the tape sums the per-group slots in fixed order) and maps them
+// to A, B and σ once per step. Per sample: 8nd² + 14n²d FLOPs forward, 10nd² + 14n²d backward
+// (+ 6nd² + 14n²d for dH inside a stack).
+//
+// It computes the same loss and gradients as the dense fused kernel and the composite graph (tests
+// check both to 1e-12 in double); which kernel a run uses is chosen by a cost model
+// (choose_universal_kernel) and recorded in the manifest.
+#include <algorithm>
+
+#include "model/mixer.hpp"
+#include "tape/ops.hpp"
+#include "tensor/small_gemm.hpp"
+
+namespace ufl::model {
+
+// ---- FLOPs and the choice between the kernels --------------------------------------------------
+
+// FLOPs of one sample's forward and backward (matrix products only, 2·m·n·k each), and of the
+// per-step work of the structured kernel (its blocks and their backward), in each kernel.
+struct KernelCost {
+  double dense_per_sample, structured_per_sample, structured_per_step;
+};
+
+inline KernelCost universal_kernel_cost(double n, double d, double r, bool with_dh) {
+  KernelCost cost;
+  cost.dense_per_sample = 8 * n * d * r + 6 * n * n * r + 4 * n * n * d + 6 * n * d * d +
+                          8 * n * r * r + (with_dh ? 2 * n * n * d + 4 * n * d * r : 0.0);
+  cost.structured_per_sample =
+      18 * n * d * d + 28 * n * n * d + (with_dh ? 6 * n * d * d + 14 * n * n * d : 0.0);
+  // forward: Ω, Φ, Ψ (3 products of (d+n)×r by r×(d+n)); backward: 2 per family.
+  cost.structured_per_step = 9 * 2 * (n + d) * (n + d) * r;
+  return cost;
+}
+
+// The structured kernel multiplies smaller operands (inner dimension d or 2d) and does the same
+// elementwise softmax work, so it must save a clear share of the FLOPs to be faster: it is chosen
+// when it needs at most half of the dense kernel's (measured: bench/run_bench.sh --kernels).
+inline constexpr double kStructuredFlopShare = 0.5;
+
+inline bool structured_pays(int n, int d, int r, int batch, bool with_dh) {
+  const KernelCost cost = universal_kernel_cost(n, d, r, with_dh);
+  return cost.structured_per_sample + cost.structured_per_step / batch <=
+         kStructuredFlopShare * cost.dense_per_sample;
+}
+
+// ---- the blocks of Ω, Φ and Ψ, once per step ---------------------------------------------------
+
+// c (+)= a·b, split into fixed chunks of c's rows that run in parallel: the split never depends on
+// the thread count, so neither does any element of the result. Eigen runs each chunk on one thread.
+template <class C, class A, class B>
+void chunked_product(C&& c, const A& a, const B& b, bool accumulate) {
+  constexpr Eigen::Index kChunk = 64;
+  const Eigen::Index rows = c.rows();
+  const Eigen::Index chunks = (rows + kChunk - 1) / kChunk;
+  const bool large = double(rows) * double(c.cols()) * double(a.cols()) > 4e6;
+#pragma omp parallel for schedule(static) if (chunks > 1 && large)
+  for (Eigen::Index k = 0; k < chunks; ++k) {
+    const Eigen::Index first = k * kChunk, count = std::min(kChunk, rows - first);
+    if (accumulate)
+      c.middleRows(first, count).noalias() += a.middleRows(first, count) * b;
+    else
+      c.middleRows(first, count).noalias() = a.middleRows(first, count) * b;
+  }
+}
+
+// The twelve blocks, in the order of the op's outputs.
+enum UniversalBlock : int {
+  kOmegaCC,
+  kOmegaCP,
+  kOmegaPC,
+  kOmegaPP,
+  kPhiCC,
+  kPhiCP,
+  kPhiPC,
+  kPhiPP,
+  kPsiCC,
+  kPsiCP,
+  kPsiPC,
+  kPsiPP,
+  kBlockCount
+};
+
+// inputs: A, B [1, d+n+1, r], σ [1, 1, r]. outputs: the blocks of Ω = ÃΣB̃ᵀ, Φ = ÃÃᵀ and
+// Ψ = B̃B̃ᵀ, Ã = [A_c; A'_p] the folded A. A shared op: it runs once per step, before the batch
+// (forward) and after it (backward).
+template <class T>
+struct UniversalBlocksOp : Op<T> {
+  int n = 0, d = 0, r = 0;
+
+  // A'_p, B'_p, A_cΣ, A'_pΣ, B_cΣ, B'_pΣ and, for backward, d(A_cΣ), d(A'_pΣ), dB_c, dB'_p and
+  // the Φ/Ψ gradients of A_c, A'_p, B_c, B'_p.
+  std::size_t extra_scratch_elements(const Tape<T>&) const override {
+    return std::size_t(10) * n * r + std::size_t(8) * d * r;
+  }
+  struct Work {
+    MatrixMap<T> a_p, b_p, a_c_sigma, a_p_sigma, b_c_sigma, b_p_sigma;
+    MatrixMap<T> d_a_c_sigma, d_a_p_sigma, d_b_c, d_b_p, d_a_c, d_a_p, d_b_c_gram, d_b_p_gram;
+  };
+  Work work() const {
+    T* at = this->scratch;
+    auto take = [&at](int rows, int cols) {
+      MatrixMap<T> block(at, rows, cols);
+      at += std::size_t(rows) * cols;
+      return block;
+    };
+    return Work{take(n, r), take(n, r), take(d, r), take(n, r), take(d, r), take(n, r), take(d, r),
+                take(n, r), take(d, r), take(n, r), take(d, r), take(n, r), take(d, r), take(n, r)};
+  }
+  MatrixMap<T> block(Tape<T>& tape, int index) const {
+    const Var var = index == 0 ? this->output : this->extra_outputs[index - 1];
+    return tape.value(var).matrix(0);
+  }
+  MatrixMap<T> block_grad(Tape<T>& tape, int index) const {
+    const Var var = index == 0 ? this->output : this->extra_outputs[index - 1];
+    return tape.grad(var).matrix(0);
+  }
+
+  void forward_sample(Tape<T>& tape, int) override {
+    const auto a = tape.value(this->inputs[0]).view(0);
+    const auto b = tape.value(this->inputs[1]).view(0);
+    const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma(
+        tape.value(this->inputs[2]).data, r);
+    Work w = work();
+    const auto a_c = a.topRows(d), b_c = b.topRows(d);
+    w.a_p = a.middleRows(d, n).rowwise() + a.row(d + n);  // A'_p = A_p + 1·a_biasᵀ
+    w.b_p = b.middleRows(d, n).rowwise() + b.row(d + n);
+    w.a_c_sigma.array() = a_c.array().rowwise() * sigma;
+    w.a_p_sigma.array() = w.a_p.array().rowwise() * sigma;
+    w.b_c_sigma.array() = b_c.array().rowwise() * sigma;
+    w.b_p_sigma.array() = w.b_p.array().rowwise() * sigma;
+    chunked_product(block(tape, kOmegaCC), w.a_c_sigma, b_c.transpose(), false);
+    chunked_product(block(tape, kOmegaCP), w.a_c_sigma, w.b_p.transpose(), false);
+    chunked_product(block(tape, kOmegaPC), w.a_p_sigma, b_c.transpose(), false);
+    chunked_product(block(tape, kOmegaPP), w.a_p_sigma, w.b_p.transpose(), false);
+    chunked_product(block(tape, kPhiCC), a_c, a_c.transpose(), false);
+    chunked_product(block(tape, kPhiCP), a_c, w.a_p.transpose(), false);
+    chunked_product(block(tape, kPhiPC), w.a_p, a_c.transpose(), false);
+    chunked_product(block(tape, kPhiPP), w.a_p, w.a_p.transpose(), false);
+    chunked_product(block(tape, kPsiCC), b_c, b_c.transpose(), false);
+    chunked_product(block(tape, kPsiCP), b_c, w.b_p.transpose(), false);
+    chunked_product(block(tape, kPsiPC), w.b_p, b_c.transpose(), false);
+    chunked_product(block(tape, kPsiPP), w.b_p, w.b_p.transpose(), false);
+  }
+
+  void backward_sample(Tape<T>& tape, int) override {
+    T* da = this->sinks[0].begin_sample(0);
+    T* db = this->sinks[1].begin_sample(0);
+    T* dsigma = this->sinks[2].begin_sample(0);
+    const auto a = tape.value(this->inputs[0]).view(0);
+    const auto b = tape.value(this->inputs[1]).view(0);
+    const T* sigma = tape.value(this->inputs[2]).data;
+    Work w = work();
+    const auto a_c = a.topRows(d), b_c = b.topRows(d);
+    auto g = [&](int index) { return block_grad(tape, index); };
+    // Ω_xy = (XΣ)·Yᵀ: d(XΣ) = dΩ·Y, dY = dΩᵀ·(XΣ).
+    chunked_product(w.d_a_c_sigma, g(kOmegaCC), b_c, false);
+    chunked_product(w.d_a_c_sigma, g(kOmegaCP), w.b_p, true);
+    chunked_product(w.d_a_p_sigma, g(kOmegaPC), b_c, false);
+    chunked_product(w.d_a_p_sigma, g(kOmegaPP), w.b_p, true);
+    chunked_product(w.d_b_c, g(kOmegaCC).transpose(), w.a_c_sigma, false);
+    chunked_product(w.d_b_c, g(kOmegaPC).transpose(), w.a_p_sigma, true);
+    chunked_product(w.d_b_p, g(kOmegaCP).transpose(), w.a_c_sigma, false);
+    chunked_product(w.d_b_p, g(kOmegaPP).transpose(), w.a_p_sigma, true);
+    // Φ_xy = X·Yᵀ over X, Y ∈ {A_c, A'_p}: dX += dΦ_xy·Y and dY += dΦ_xyᵀ·X (likewise Ψ, B).
+    auto gram_backward = [&](int cc, int cp, int pc, int pp, const auto& x_c, const auto& x_p,
+                             MatrixMap<T> d_x_c, MatrixMap<T> d_x_p) {
+      chunked_product(d_x_c, g(cc), x_c, false);
+      chunked_product(d_x_c, g(cc).transpose(), x_c, true);
+      chunked_product(d_x_c, g(cp), x_p, true);
+      chunked_product(d_x_c, g(pc).transpose(), x_p, true);
+      chunked_product(d_x_p, g(pc), x_c, false);
+      chunked_product(d_x_p, g(cp).transpose(), x_c, true);
+      chunked_product(d_x_p, g(pp), x_p, true);
+      chunked_product(d_x_p, g(pp).transpose(), x_p, true);
+    };
+    gram_backward(kPhiCC, kPhiCP, kPhiPC, kPhiPP, a_c, w.a_p, w.d_a_c, w.d_a_p);
+    gram_backward(kPsiCC, kPsiCP, kPsiPC, kPsiPP, b_c, w.b_p, w.d_b_c_gram, w.d_b_p_gram);
+    // XΣ: dσ_k = Σ_i X_ik·d(XΣ)_ik, dX = d(XΣ)·Σ. Then unfold A'_p = A_p + 1·a_biasᵀ.
+    if (dsigma != nullptr)
+      for (int k = 0; k < r; ++k)
+        dsigma[k] += (a_c.col(k).cwiseProduct(w.d_a_c_sigma.col(k))).sum() +
+                     (w.a_p.col(k).cwiseProduct(w.d_a_p_sigma.col(k))).sum();
+    auto unfold = [&](T* grad, const MatrixMap<T>& d_c_sigma, const MatrixMap<T>& d_p_sigma,
+                      const MatrixMap<T>& d_c_gram, const MatrixMap<T>& d_p_gram, bool scaled) {
+      if (grad == nullptr) return;
+      MatrixMap<T> out(grad, d + n + 1, r);
+      for (int k = 0; k < r; ++k) {
+        const T scale = scaled ? sigma[k] : T(1);
+        out.col(k).head(d) += scale * d_c_sigma.col(k) + d_c_gram.col(k);
+        out.col(k).segment(d, n) += scale * d_p_sigma.col(k) + d_p_gram.col(k);
+        out(d + n, k) += scale * d_p_sigma.col(k).sum() + d_p_gram.col(k).sum();
+      }
+    };
+    unfold(da, w.d_a_c_sigma, w.d_a_p_sigma, w.d_a_c, w.d_a_p, true);
+    unfold(db, w.d_b_c, w.d_b_p, w.d_b_c_gram, w.d_b_p_gram, false);
+  }
+};
+
+// Records the blocks; returns them in UniversalBlock order.
+template <class T>
+std::vector<Var> universal_blocks(Tape<T>& tape, Var a, Var b, Var sigma, int n, int d,
+                                  const std::string& name) {
+  const int r = tape.shape(a).cols;
+  auto op = std::make_unique<UniversalBlocksOp<T>>();
+  op->inputs = {a, b, sigma};
+  op->n = n, op->d = d, op->r = r;
+  std::vector<std::pair<Shape, std::string>> outputs;
+  const char* families[] = {"Omega", "Phi", "Psi"};
+  for (const char* family : families)
+    for (auto [rows, cols, part] : {std::tuple<int, int, const char*>{d, d, "_cc"},
+                                    {d, n, "_cp"},
+                                    {n, d, "_pc"},
+                                    {n, n, "_pp"}})
+      outputs.push_back({Shape{1, rows, cols}, name + "_" + family + part});
+  return tape.record_outputs(std::move(op), std::move(outputs));
+}
+
+// ---- the per-sample kernel ---------------------------------------------------------------------
+
+// One sample's activations kept for backward.
+template <class T>
+struct StructuredSample {
+  MatrixMap<T> S, P, G_U, G_V, Z, T_S, T_U, T_V;  // T_S = H·Ω_cc + Ω_pc, T_U, T_V likewise
+};
+
+struct StructuredLayout {
+  int n, d;
+  std::size_t forward_size() const { return 4 * std::size_t(n) * n + 4 * std::size_t(n) * d; }
+  // Hᵀ (d×n), [T|H] (n×2d), [Hᵀ; cp] (2d×n), M then dM (n×n), dZ, dT, cpᵀ (n×d), W_vᵀ and ccᵀ
+  // (d×d).
+  std::size_t backward_size() const {
+    return std::size_t(n) * n + 8 * std::size_t(n) * d + 2 * std::size_t(d) * d;
+  }
+};
+
+template <class T>
+StructuredSample<T> structured_sample(T* memory, const StructuredLayout& l) {
+  T* at = memory;
+  auto take = [&at](int rows, int cols) {
+    MatrixMap<T> block(at, rows, cols);
+    at += std::size_t(rows) * cols;
+    return block;
+  };
+  return StructuredSample<T>{take(l.n, l.n), take(l.n, l.n), take(l.n, l.n), take(l.n, l.n),
+                             take(l.n, l.d), take(l.n, l.d), take(l.n, l.d), take(l.n, l.d)};
+}
+
+// The blocks one family (Ω, Φ or Ψ) contributes to a sample: X·cc·Xᵀ + X·cp + pc·Xᵀ + pp.
+template <class T>
+struct BlockViews {
+  ConstMatrixMap<T> cc, cp, pc, pp;
+};
+
+template <class T>
+struct StructuredTemporaries {
+  MatrixMap<T> h_t, left, right, mixer, d_z, d_t, cp_t, w_v_t, cc_t;
+};
+
+template <class T>
+StructuredTemporaries<T> structured_temporaries(T* memory, int n, int d) {
+  T* at = memory;
+  auto take = [&at](int rows, int cols) {
+    MatrixMap<T> block(at, rows, cols);
+    at += std::size_t(rows) * cols;
+    return block;
+  };
+  return StructuredTemporaries<T>{take(d, n), take(n, 2 * d), take(2 * d, n),
+                                  take(n, n), take(n, d),     take(n, d),
+                                  take(n, d), take(d, d),     take(d, d)};
+}
+
+// out = pp + (H·cc + pc)·Hᵀ + H·cp as one product [T | H]·[Hᵀ; cp]; keeps T = H·cc + pc.
+template <class T>
+void structured_bilinear(ConstMatrixMap<T> h, const BlockViews<T>& blocks,
+                         StructuredTemporaries<T>& tmp, MatrixMap<T> keep_t, MatrixMap<T> out) {
+  const Eigen::Index d = h.cols();
+  multiply(keep_t, h, blocks.cc);
+  keep_t += blocks.pc;
+  tmp.left.leftCols(d) = keep_t;
+  tmp.left.rightCols(d) = h;
+  tmp.right.topRows(d) = tmp.h_t;
+  tmp.right.bottomRows(d) = blocks.cp;
+  out = blocks.pp;
+  multiply(out, tmp.left, tmp.right, true);
+}
+
+// ‖G − I‖²_F from G = UUᵀ: ‖UᵀU − I‖²_F = ‖UUᵀ‖²_F − 2·tr(UUᵀ) + r.
+template <class T>
+T gram_penalty_from_outer(const MatrixMap<T>& g, int r) {
+  return g.squaredNorm() - T(2) * g.trace() + T(r);
+}
+
+template <class T>
+T structured_forward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
+                     const BlockViews<T>& psi, T gamma, ConstMatrixMap<T> w_v, int r,
+                     StructuredSample<T>& keep, StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
+  const Eigen::Index n = h.rows();
+  tmp.h_t = h.transpose();
+  structured_bilinear(h, omega, tmp, keep.T_S, keep.S);
+  // Row softmax with the row maximum subtracted, so large logits stay finite.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const T row_max = keep.S.row(i).maxCoeff();
+    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
+    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
+  }
+  tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
+  multiply(keep.Z, tmp.mixer, h);
+  multiply(out, keep.Z, w_v);
+  structured_bilinear(h, phi, tmp, keep.T_U, keep.G_U);
+  structured_bilinear(h, psi, tmp, keep.T_V, keep.G_V);
+  return (gram_penalty_from_outer(keep.G_U, r) + gram_penalty_from_outer(keep.G_V, r)) /
+         T(double(r) * r);
+}
+
+// Where one family's block gradients go (per-group slots of the shared blocks; nullptr: none).
+template <class T>
+struct BlockGrads {
+  T *cc, *cp, *pc, *pp;
+};
+
+// Given dOut = ∂/∂(pp + T·Hᵀ + H·cp) (n×n, in `d_out`) with T = H·cc + pc: the blocks'
+// gradients, and dH (nullptr: not needed).
+template <class T>
+void structured_bilinear_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks,
+                                  ConstMatrixMap<T> keep_t, ConstMatrixMap<T> d_out,
+                                  StructuredTemporaries<T>& tmp, const BlockGrads<T>& grads,
+                                  T* dh) {
+  const Eigen::Index n = h.rows(), d = h.cols();
+  multiply(tmp.d_t, d_out, h);  // dT = dOut·H
+  if (grads.pp != nullptr) MatrixMap<T>(grads.pp, n, n) += d_out;
+  if (grads.cp != nullptr) multiply_at(MatrixMap<T>(grads.cp, d, n), h, d_out, true);
+  if (grads.cc != nullptr) multiply_at(MatrixMap<T>(grads.cc, d, d), h, tmp.d_t, true);
+  if (grads.pc != nullptr) MatrixMap<T>(grads.pc, n, d) += tmp.d_t;
+  if (dh == nullptr) return;
+  MatrixMap<T> d_h(dh, n, d);
+  multiply_at(d_h, d_out, keep_t, true);  // T·Hᵀ: dH += dOutᵀ·T
+  tmp.cp_t = blocks.cp.transpose();
+  multiply(d_h, d_out, tmp.cp_t, true);  // H·cp: dH += dOut·cpᵀ
+  tmp.cc_t = blocks.cc.transpose();
+  multiply(d_h, tmp.d_t, tmp.cc_t, true);  // T = H·cc: dH += dT·ccᵀ
+}
+
+template <class T>
+void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
+                         const BlockViews<T>& psi, T gamma, ConstMatrixMap<T> w_v, int r,
+                         StructuredSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
+                         StructuredTemporaries<T>& tmp, T* dh, const BlockGrads<T>& d_omega,
+                         const BlockGrads<T>& d_phi, const BlockGrads<T>& d_psi, T* dgamma,
+                         T* dw_v) {
+  const Eigen::Index n = h.rows();
+  auto constant = [](const MatrixMap<T>& m) {
+    return ConstMatrixMap<T>(m.data(), m.rows(), m.cols());
+  };
+  // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ, dM = dZ·Hᵀ, dH = Mᵀ·dZ (+ via S, G).
+  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, h.cols(), h.cols()), keep.Z, d_out, true);
+  tmp.w_v_t = w_v.transpose();
+  multiply(tmp.d_z, d_out, tmp.w_v_t);
+  tmp.h_t = h.transpose();
+  MatrixMap<T> d_m = keep.S;  // reuse: S is needed only through P from here on
+  tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
+  if (dh != nullptr) multiply_at(MatrixMap<T>(dh, n, h.cols()), tmp.mixer, tmp.d_z, true);
+  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S), taken before S is overwritten by dS = (1−γ)dM + the
+  // softmax backward of γ·dM.
+  multiply(tmp.mixer, tmp.d_z, tmp.h_t);  // dM (the mixer buffer is free now)
+  if (dgamma != nullptr) *dgamma += (tmp.mixer.array() * (keep.P.array() - keep.S.array())).sum();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const T inner = tmp.mixer.row(i).dot(keep.P.row(i));
+    d_m.row(i).array() = (T(1) - gamma) * tmp.mixer.row(i).array() +
+                         gamma * keep.P.row(i).array() * (tmp.mixer.row(i).array() - inner);
+  }
+  structured_bilinear_backward(h, omega, constant(keep.T_S), constant(d_m), tmp, d_omega, dh);
+  // The penalty: ∂(‖G‖² − 2·tr G)/∂G = 2(G − I), times weight/r².
+  const T scale = T(2) * weight_penalty / T(double(r) * r);
+  for (auto [g, t, blocks, grads] : {std::tuple{&keep.G_U, &keep.T_U, &phi, &d_phi},
+                                     std::tuple{&keep.G_V, &keep.T_V, &psi, &d_psi}}) {
+    g->diagonal().array() -= T(1);
+    *g *= scale;
+    structured_bilinear_backward(h, *blocks, constant(*t), constant(*g), tmp, *grads, dh);
+  }
+}
+
+// inputs: H [B, n, d]; the 12 blocks; γ [1, 1, 1]; W_v [1, d, d]. outputs: branch [B, n, d],
+// penalty [B, 1, 1].
+template <class T>
+struct StructuredUniversalOp : Op<T> {
+  StructuredLayout layout{};
+  int r = 0;
+
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    return std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(tape.group_count()) * layout.backward_size();
+  }
+  T* activations(int b) const { return this->scratch + std::size_t(b) * layout.forward_size(); }
+  T* temporaries(const Tape<T>& tape, int b) const {
+    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
+           std::size_t(b / tape.group_size()) * layout.backward_size();
+  }
+  BlockViews<T> family(Tape<T>& tape, int first) const {
+    auto view = [&](int k) { return tape.value(this->inputs[1 + first + k]).view(0); };
+    return BlockViews<T>{view(0), view(1), view(2), view(3)};
+  }
+  BlockGrads<T> family_grads(int first, int b) const {
+    auto sink = [&](int k) { return this->sinks[1 + first + k].begin_sample(b); };
+    return BlockGrads<T>{sink(0), sink(1), sink(2), sink(3)};
+  }
+  T gamma(Tape<T>& tape) const { return tape.value(this->inputs[1 + kBlockCount]).data[0]; }
+  ConstMatrixMap<T> w_v(Tape<T>& tape) const {
+    return tape.value(this->inputs[2 + kBlockCount]).view(0);
+  }
+
+  void forward_sample(Tape<T>& tape, int b) override {
+    StructuredSample<T> keep = structured_sample(activations(b), layout);
+    StructuredTemporaries<T> tmp = structured_temporaries(temporaries(tape, b), layout.n, layout.d);
+    tape.value(this->extra_outputs[0]).sample(b)[0] =
+        structured_forward<T>(tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC),
+                              family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
+                              keep, tmp, tape.value(this->output).matrix(b));
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    StructuredSample<T> keep = structured_sample(activations(b), layout);
+    StructuredTemporaries<T> tmp = structured_temporaries(temporaries(tape, b), layout.n, layout.d);
+    // Grab every sink before the kernel: begin_sample clears a group's slot at its first sample.
+    const BlockGrads<T> d_omega = family_grads(kOmegaCC, b), d_phi = family_grads(kPhiCC, b),
+                        d_psi = family_grads(kPsiCC, b);
+    T* dh = this->sinks[0].begin_sample(b);
+    T* dgamma = this->sinks[1 + kBlockCount].begin_sample(b);
+    T* dw_v = this->sinks[2 + kBlockCount].begin_sample(b);
+    structured_backward<T>(tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC),
+                           family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
+                           keep, tape.grad(this->output).view(b),
+                           tape.grad(this->extra_outputs[0]).sample(b)[0], tmp, dh, d_omega, d_phi,
+                           d_psi, dgamma, dw_v);
+  }
+};
+
+// Records the structured branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
+template <class T>
+std::pair<Var, Var> structured_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
+                                         Var w_v, const std::string& name) {
+  // Copies: recording the blocks below may move the tape's node storage.
+  const Shape sh = tape.shape(h);
+  const Shape sa = tape.shape(a);
+  if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
+      tape.shape(sigma).size() != std::size_t(sa.cols) || tape.shape(gamma).size() != 1 ||
+      tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+    throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
+  const std::vector<Var> blocks = universal_blocks(tape, a, b, sigma, sh.rows, sh.cols, name);
+  auto op = std::make_unique<StructuredUniversalOp<T>>();
+  op->inputs = {h};
+  op->inputs.insert(op->inputs.end(), blocks.begin(), blocks.end());
+  op->inputs.push_back(gamma);
+  op->inputs.push_back(w_v);
+  op->layout = StructuredLayout{sh.rows, sh.cols};
+  op->r = sa.cols;
+  const std::vector<Var> outputs = tape.record_outputs(
+      std::move(op),
+      {{Shape{sh.batch, sh.rows, sh.cols}, name}, {Shape{sh.batch, 1, 1}, name + "_penalty"}});
+  return {outputs[0], outputs[1]};
+}
+
+}  // namespace ufl::model
