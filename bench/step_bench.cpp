@@ -124,7 +124,7 @@ Options parse(int argc, char** argv) {
 //   dense:      per sample 8ndr + 6n²r + 4n²d + 6nd² + 8nr² (r = n: 14n³ + 12n²d + 6nd²); the
 //               products are U, V = X·A_c, X·B_c; S = (UΣ)Vᵀ; MX; Y; the Gram matrices UᵀU, VᵀV,
 //               and their backward (one product per Gram gradient: UᵀU − I is symmetric);
-//   structured: per sample 18nd² + 28n²d, plus 18(n+d)²r per step for the blocks of Ω, Φ, Ψ and
+//   structured: per sample 82nd² + 20n²d, plus 18(n+d)²r per step for the blocks of Ω, Φ, Ψ and
 //               their backward.
 // torch's autograd forms the gradient of each Gram operand separately (12nr²); torch_peer.py
 // counts its own.

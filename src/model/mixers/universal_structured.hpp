@@ -8,11 +8,11 @@
 // with the blocks of the bilinear form (seed 003), computed once per step in O((n+d)²r):
 //   Ω_cc = A_cΣB_cᵀ (d×d), Ω_cp = A_cΣB'_pᵀ (d×n), Ω_pc = A'_pΣB_cᵀ (n×d), Ω_pp = A'_pΣB'_pᵀ (n×n).
 // Each sample then costs O(nd² + n²d) instead of the dense kernel's O(n²r + nr² + ndr). The
-// orthogonality penalty needs only ‖UᵀU − I‖²_F = ‖UUᵀ‖²_F − 2·tr(UUᵀ) + r, and G_U = UUᵀ has the
-// same form with Φ = ÃÃᵀ in place of Ω (likewise G_V with Ψ = B̃B̃ᵀ). The backward accumulates the
-// blocks' gradients over the batch (the tape sums the per-group slots in fixed order) and maps them
-// to A, B and σ once per step. Per sample: 8nd² + 14n²d FLOPs forward, 10nd² + 14n²d backward
-// (+ 6nd² + 14n²d for dH inside a stack).
+// orthogonality penalty ‖UᵀU − I‖²_F = ‖UUᵀ‖²_F − 2·tr(UUᵀ) + r needs no n×n matrix at all:
+// UUᵀ = X̃ÃÃᵀX̃ᵀ is Φ_pp plus a product of two n×2d matrices (see GramKeep; likewise V with
+// Ψ = B̃B̃ᵀ). The backward accumulates the blocks' gradients over the batch (the tape sums the
+// per-group slots in fixed order) and maps them to A, B and σ once per step. Per sample:
+// 40nd² + 10n²d FLOPs forward, 42nd² + 10n²d backward (+ 6nd² + 10n²d for dH inside a stack).
 //
 // It computes the same loss and gradients as the dense fused kernel and the composite graph (tests
 // check both to 1e-12 in double); which kernel a run uses is chosen by a cost model
@@ -38,7 +38,7 @@ inline KernelCost universal_kernel_cost(double n, double d, double r, bool with_
   cost.dense_per_sample = 8 * n * d * r + 6 * n * n * r + 4 * n * n * d + 6 * n * d * d +
                           8 * n * r * r + (with_dh ? 2 * n * n * d + 4 * n * d * r : 0.0);
   cost.structured_per_sample =
-      18 * n * d * d + 28 * n * n * d + (with_dh ? 6 * n * d * d + 14 * n * n * d : 0.0);
+      82 * n * d * d + 20 * n * n * d + (with_dh ? 6 * n * d * d + 10 * n * n * d : 0.0);
   // forward: Ω, Φ, Ψ (3 products of (d+n)×r by r×(d+n)); backward: 2 per family.
   cost.structured_per_step = 9 * 2 * (n + d) * (n + d) * r;
   return cost;
@@ -89,12 +89,16 @@ enum UniversalBlock : int {
   kPsiCP,
   kPsiPC,
   kPsiPP,
+  kPhiPPSquaredNorm,  // the per-step scalars of the Gram families (see GramKeep)
+  kPhiPPTrace,
+  kPsiPPSquaredNorm,
+  kPsiPPTrace,
   kBlockCount
 };
 
 // inputs: A, B [1, d+n+1, r], σ [1, 1, r]. outputs: the blocks of Ω = ÃΣB̃ᵀ, Φ = ÃÃᵀ and
-// Ψ = B̃B̃ᵀ, Ã = [A_c; A'_p] the folded A. A shared op: it runs once per step, before the batch
-// (forward) and after it (backward).
+// Ψ = B̃B̃ᵀ, Ã = [A_c; A'_p] the folded A, and ‖Φ_pp‖²_F, tr Φ_pp, ‖Ψ_pp‖²_F, tr Ψ_pp. A shared op:
+// it runs once per step, before the batch (forward) and after it (backward).
 template <class T>
 struct UniversalBlocksOp : Op<T> {
   int n = 0, d = 0, r = 0;
@@ -152,6 +156,11 @@ struct UniversalBlocksOp : Op<T> {
     chunked_product(block(tape, kPsiCP), b_c, w.b_p.transpose(), false);
     chunked_product(block(tape, kPsiPC), w.b_p, b_c.transpose(), false);
     chunked_product(block(tape, kPsiPP), w.b_p, w.b_p.transpose(), false);
+    for (auto [pp, squared_norm, trace] : {std::tuple{kPhiPP, kPhiPPSquaredNorm, kPhiPPTrace},
+                                           std::tuple{kPsiPP, kPsiPPSquaredNorm, kPsiPPTrace}}) {
+      block(tape, squared_norm)(0, 0) = block(tape, pp).squaredNorm();
+      block(tape, trace)(0, 0) = block(tape, pp).trace();
+    }
   }
 
   void backward_sample(Tape<T>& tape, int) override {
@@ -164,6 +173,12 @@ struct UniversalBlocksOp : Op<T> {
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     auto g = [&](int index) { return block_grad(tape, index); };
+    // The scalars first: ∂‖pp‖²_F/∂pp = 2·pp, ∂tr pp/∂pp = I.
+    for (auto [pp, squared_norm, trace] : {std::tuple{kPhiPP, kPhiPPSquaredNorm, kPhiPPTrace},
+                                           std::tuple{kPsiPP, kPsiPPSquaredNorm, kPsiPPTrace}}) {
+      g(pp) += (T(2) * g(squared_norm)(0, 0)) * block(tape, pp);
+      g(pp).diagonal().array() += g(trace)(0, 0);
+    }
     // Ω_xy = (XΣ)·Yᵀ: d(XΣ) = dΩ·Y, dY = dΩᵀ·(XΣ).
     chunked_product(w.d_a_c_sigma, g(kOmegaCC), b_c, false);
     chunked_product(w.d_a_c_sigma, g(kOmegaCP), w.b_p, true);
@@ -224,37 +239,67 @@ std::vector<Var> universal_blocks(Tape<T>& tape, Var a, Var b, Var sigma, int n,
                                     {n, d, "_pc"},
                                     {n, n, "_pp"}})
       outputs.push_back({Shape{1, rows, cols}, name + "_" + family + part});
+  for (const char* scalar :
+       {"_Phi_pp_squared_norm", "_Phi_pp_trace", "_Psi_pp_squared_norm", "_Psi_pp_trace"})
+    outputs.push_back({Shape{1, 1, 1}, name + scalar});
   return tape.record_outputs(std::move(op), std::move(outputs));
 }
 
 // ---- the per-sample kernel ---------------------------------------------------------------------
 
+// The penalty's half for one factor, from its Gram family (Φ = ÃÃᵀ for U, Ψ = B̃B̃ᵀ for V), never
+// forming an n×n matrix. G = UUᵀ = pp + P·Qᵀ with P = [H | pc], Q = [T | H], T = H·cc + pc
+// (cc and pp are symmetric and cp = pcᵀ, as in any Gram matrix). With K = pp·H:
+//   ‖UᵀU − I‖²_F = ‖G‖²_F − 2·tr G + r,
+//   ‖G‖²_F = ‖pp‖²_F + 2⟨K, T + pc⟩ + ⟨PᵀP, QᵀQ⟩,   tr G = tr pp + ⟨P, Q⟩,
+// where ‖pp‖²_F and tr pp are the same for every sample (the blocks op computes them once).
+// Per sample: 2n²d + 18nd² FLOPs forward, the same backward (+ 2n²d for dH).
+template <class T>
+struct GramKeep {
+  MatrixMap<T> t, k, ptp, qtq;  // T, K (n×d); PᵀP, QᵀQ (2d×2d)
+};
+
 // One sample's activations kept for backward.
 template <class T>
 struct StructuredSample {
-  MatrixMap<T> S, P, G_U, G_V, Z, T_S, T_U, T_V;  // T_S = H·Ω_cc + Ω_pc, T_U, T_V likewise
+  MatrixMap<T> S, P, Z, T_S;  // T_S = H·Ω_cc + Ω_pc
+  GramKeep<T> u, v;
 };
 
 struct StructuredLayout {
   int n, d;
-  std::size_t forward_size() const { return 4 * std::size_t(n) * n + 4 * std::size_t(n) * d; }
+  std::size_t forward_size() const {
+    return 2 * std::size_t(n) * n + 2 * std::size_t(n) * d +
+           2 * (2 * std::size_t(n) * d + 8 * std::size_t(d) * d);
+  }
   // Hᵀ (d×n), [T|H] (n×2d), [Hᵀ; cp] (2d×n), M then dM (n×n), dZ, dT, cpᵀ (n×d), W_vᵀ and ccᵀ
-  // (d×d).
+  // (d×d), P, Q, dP, dQ (n×2d), dK (n×d).
   std::size_t backward_size() const {
-    return std::size_t(n) * n + 8 * std::size_t(n) * d + 2 * std::size_t(d) * d;
+    return std::size_t(n) * n + 17 * std::size_t(n) * d + 2 * std::size_t(d) * d;
+  }
+};
+
+// Consecutive blocks of a buffer.
+template <class T>
+struct Carver {
+  T* at;
+  MatrixMap<T> take(Eigen::Index rows, Eigen::Index cols) {
+    MatrixMap<T> block(at, rows, cols);
+    at += std::size_t(rows) * cols;
+    return block;
   }
 };
 
 template <class T>
 StructuredSample<T> structured_sample(T* memory, const StructuredLayout& l) {
-  T* at = memory;
-  auto take = [&at](int rows, int cols) {
-    MatrixMap<T> block(at, rows, cols);
-    at += std::size_t(rows) * cols;
-    return block;
+  Carver<T> c{memory};
+  auto gram = [&] {
+    return GramKeep<T>{c.take(l.n, l.d), c.take(l.n, l.d), c.take(2 * l.d, 2 * l.d),
+                       c.take(2 * l.d, 2 * l.d)};
   };
-  return StructuredSample<T>{take(l.n, l.n), take(l.n, l.n), take(l.n, l.n), take(l.n, l.n),
-                             take(l.n, l.d), take(l.n, l.d), take(l.n, l.d), take(l.n, l.d)};
+  StructuredSample<T> keep{c.take(l.n, l.n), c.take(l.n, l.n), c.take(l.n, l.d),
+                           c.take(l.n, l.d), gram(),           gram()};
+  return keep;
 }
 
 // The blocks one family (Ω, Φ or Ψ) contributes to a sample: X·cc·Xᵀ + X·cp + pc·Xᵀ + pp.
@@ -265,20 +310,41 @@ struct BlockViews {
 
 template <class T>
 struct StructuredTemporaries {
-  MatrixMap<T> h_t, left, right, mixer, d_z, d_t, cp_t, w_v_t, cc_t;
+  MatrixMap<T> h_t, left, right, mixer, d_z, d_t, cp_t, w_v_t, cc_t, p, q, d_p, d_q, d_k;
 };
 
 template <class T>
 StructuredTemporaries<T> structured_temporaries(T* memory, int n, int d) {
-  T* at = memory;
-  auto take = [&at](int rows, int cols) {
-    MatrixMap<T> block(at, rows, cols);
-    at += std::size_t(rows) * cols;
-    return block;
-  };
-  return StructuredTemporaries<T>{take(d, n), take(n, 2 * d), take(2 * d, n),
-                                  take(n, n), take(n, d),     take(n, d),
-                                  take(n, d), take(d, d),     take(d, d)};
+  Carver<T> c{memory};
+  return StructuredTemporaries<T>{
+      c.take(d, n),     c.take(n, 2 * d), c.take(2 * d, n), c.take(n, n), c.take(n, d),
+      c.take(n, d),     c.take(n, d),     c.take(d, d),     c.take(d, d), c.take(n, 2 * d),
+      c.take(n, 2 * d), c.take(n, 2 * d), c.take(n, 2 * d), c.take(n, d)};
+}
+
+// Row-major matrices side by side, [left | right] (n×2d) from two n×d ones, and back. Plain loops:
+// Eigen's block assignment costs more per row than copying a row of d floats.
+template <class T, class Left, class Right>
+void join_columns(MatrixMap<T> out, const Left& left, const Right& right) {
+  const Eigen::Index rows = out.rows(), d = left.cols();
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    T* row = out.data() + i * out.outerStride();
+    const T* l = left.data() + i * left.outerStride();
+    const T* r = right.data() + i * right.outerStride();
+    for (Eigen::Index j = 0; j < d; ++j) row[j] = l[j];
+    for (Eigen::Index j = 0; j < d; ++j) row[d + j] = r[j];
+  }
+}
+
+// out += α·(half `half` (0: left, 1: right) of the n×2d matrix `joined`).
+template <class T>
+void add_half(MatrixMap<T> out, const MatrixMap<T>& joined, int half, T alpha = T(1)) {
+  const Eigen::Index rows = out.rows(), d = out.cols();
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    T* row = out.data() + i * d;
+    const T* from = joined.data() + i * joined.outerStride() + half * d;
+    for (Eigen::Index j = 0; j < d; ++j) row[j] += alpha * from[j];
+  }
 }
 
 // out = pp + (H·cc + pc)·Hᵀ + H·cp as one product [T | H]·[Hᵀ; cp]; keeps T = H·cc + pc.
@@ -288,47 +354,113 @@ void structured_bilinear(ConstMatrixMap<T> h, const BlockViews<T>& blocks,
   const Eigen::Index d = h.cols();
   multiply(keep_t, h, blocks.cc);
   keep_t += blocks.pc;
-  tmp.left.leftCols(d) = keep_t;
-  tmp.left.rightCols(d) = h;
+  join_columns(tmp.left, keep_t, h);
   tmp.right.topRows(d) = tmp.h_t;
   tmp.right.bottomRows(d) = blocks.cp;
   out = blocks.pp;
   multiply(out, tmp.left, tmp.right, true);
 }
 
-// ‖G − I‖²_F from G = UUᵀ: ‖UᵀU − I‖²_F = ‖UUᵀ‖²_F − 2·tr(UUᵀ) + r.
+// The per-step scalars of one Gram family: ‖pp‖²_F and tr pp.
 template <class T>
-T gram_penalty_from_outer(const MatrixMap<T>& g, int r) {
-  return g.squaredNorm() - T(2) * g.trace() + T(r);
+struct GramScalars {
+  T pp_squared_norm, pp_trace;
+};
+
+// Fills P = [H | pc] and Q = [T | H] (T already in keep.t).
+template <class T>
+void gram_operands(ConstMatrixMap<T> h, const BlockViews<T>& blocks, const GramKeep<T>& keep,
+                   StructuredTemporaries<T>& tmp) {
+  join_columns(tmp.p, h, blocks.pc);
+  join_columns(tmp.q, keep.t, h);
 }
 
+// ‖UᵀU − I‖²_F of one factor, from its family (see GramKeep).
 template <class T>
-T structured_forward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
-                     const BlockViews<T>& psi, T gamma, ConstMatrixMap<T> w_v, int r,
-                     StructuredSample<T>& keep, StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
-  const Eigen::Index n = h.rows();
-  tmp.h_t = h.transpose();
-  structured_bilinear(h, omega, tmp, keep.T_S, keep.S);
-  // Row softmax with the row maximum subtracted, so large logits stay finite.
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T row_max = keep.S.row(i).maxCoeff();
-    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
-    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
-  }
-  tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
-  multiply(keep.Z, tmp.mixer, h);
-  multiply(out, keep.Z, w_v);
-  structured_bilinear(h, phi, tmp, keep.T_U, keep.G_U);
-  structured_bilinear(h, psi, tmp, keep.T_V, keep.G_V);
-  return (gram_penalty_from_outer(keep.G_U, r) + gram_penalty_from_outer(keep.G_V, r)) /
-         T(double(r) * r);
+T gram_family_forward(ConstMatrixMap<T> h, const BlockViews<T>& blocks,
+                      const GramScalars<T>& scalars, int r, GramKeep<T>& keep,
+                      StructuredTemporaries<T>& tmp) {
+  multiply(keep.t, h, blocks.cc);
+  keep.t += blocks.pc;
+  multiply(keep.k, blocks.pp, h);
+  gram_operands(h, blocks, keep, tmp);
+  multiply_at(keep.ptp, tmp.p, tmp.p);
+  multiply_at(keep.qtq, tmp.q, tmp.q);
+  const T squared_norm = scalars.pp_squared_norm +
+                         T(2) * (keep.k.array() * (keep.t + blocks.pc).array()).sum() +
+                         (keep.ptp.array() * keep.qtq.array()).sum();
+  const T trace = scalars.pp_trace + (tmp.p.array() * tmp.q.array()).sum();
+  return squared_norm - T(2) * trace + T(r);
 }
 
-// Where one family's block gradients go (per-group slots of the shared blocks; nullptr: none).
+// Where one family's gradients go (per-group slots of the shared blocks; nullptr: none).
 template <class T>
 struct BlockGrads {
   T *cc, *cp, *pc, *pp;
 };
+
+// Backward of gram_family_forward with upstream weight c = ∂loss/∂(‖UᵀU − I‖²_F). Gradients go to
+// cc, pc and pp only (cp = pcᵀ: the blocks op maps either to the same gradient of A or B), to
+// the two per-step scalars, and to H (dh; nullptr: not needed).
+template <class T>
+void gram_family_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks, const GramKeep<T>& keep,
+                          T c, StructuredTemporaries<T>& tmp, const BlockGrads<T>& grads,
+                          T* d_squared_norm, T* d_trace, T* dh) {
+  const Eigen::Index n = h.rows(), d = h.cols();
+  if (d_squared_norm != nullptr) *d_squared_norm += c;
+  if (d_trace != nullptr) *d_trace -= T(2) * c;
+  gram_operands(h, blocks, keep, tmp);
+  // ⟨PᵀP, QᵀQ⟩ − 2⟨P, Q⟩: dP = 2c·P·QᵀQ − 2c·Q, dQ = 2c·Q·PᵀP − 2c·P.
+  multiply(tmp.d_p, tmp.p, keep.qtq, false, T(2) * c);
+  tmp.d_p -= T(2) * c * tmp.q;
+  multiply(tmp.d_q, tmp.q, keep.ptp, false, T(2) * c);
+  tmp.d_q -= T(2) * c * tmp.p;
+  // 2⟨K, T + pc⟩, K = pp·H: dK = 2c(T + pc), dT += 2cK, dpc += 2cK, dpp += dK·Hᵀ, dH += pp·dK.
+  tmp.d_k = T(2) * c * (keep.t + blocks.pc);
+  // T = H·cc + pc collects dQ's left half and 2cK.
+  tmp.d_t = T(2) * c * keep.k;
+  add_half(tmp.d_t, tmp.d_q, 0);
+  if (grads.pp != nullptr) {
+    tmp.h_t = h.transpose();
+    multiply(MatrixMap<T>(grads.pp, n, n), tmp.d_k, tmp.h_t, true);
+  }
+  if (grads.pc != nullptr) {
+    MatrixMap<T> d_pc(grads.pc, n, d);
+    d_pc += tmp.d_t + T(2) * c * keep.k;
+    add_half(d_pc, tmp.d_p, 1);
+  }
+  if (grads.cc != nullptr) multiply_at(MatrixMap<T>(grads.cc, d, d), h, tmp.d_t, true);
+  if (dh == nullptr) return;
+  MatrixMap<T> d_h(dh, n, d);
+  add_half(d_h, tmp.d_p, 0);
+  add_half(d_h, tmp.d_q, 1);
+  multiply(d_h, blocks.pp, tmp.d_k, true);
+  tmp.cc_t = blocks.cc.transpose();
+  multiply(d_h, tmp.d_t, tmp.cc_t, true);
+}
+
+template <class T>
+T structured_forward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
+                     const BlockViews<T>& psi, const GramScalars<T>& phi_scalars,
+                     const GramScalars<T>& psi_scalars, T gamma, ConstMatrixMap<T> w_v, int r,
+                     StructuredSample<T>& keep, StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
+  const Eigen::Index n = h.rows();
+  tmp.h_t = h.transpose();
+  structured_bilinear(h, omega, tmp, keep.T_S, keep.S);
+  // Row softmax with the row maximum subtracted, so large logits stay finite; then the mixer
+  // M = (1−γ)S + γP, row by row while both rows are in cache.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const T row_max = keep.S.row(i).maxCoeff();
+    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
+    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
+    tmp.mixer.row(i) = (T(1) - gamma) * keep.S.row(i) + gamma * keep.P.row(i);
+  }
+  multiply(keep.Z, tmp.mixer, h);
+  multiply(out, keep.Z, w_v);
+  return (gram_family_forward(h, phi, phi_scalars, r, keep.u, tmp) +
+          gram_family_forward(h, psi, psi_scalars, r, keep.v, tmp)) /
+         T(double(r) * r);
+}
 
 // Given dOut = ∂/∂(pp + T·Hᵀ + H·cp) (n×n, in `d_out`) with T = H·cc + pc: the blocks'
 // gradients, and dH (nullptr: not needed).
@@ -352,13 +484,20 @@ void structured_bilinear_backward(ConstMatrixMap<T> h, const BlockViews<T>& bloc
   multiply(d_h, tmp.d_t, tmp.cc_t, true);  // T = H·cc: dH += dT·ccᵀ
 }
 
+// The scalar gradients of one Gram family (per-group slots; nullptr: none).
+template <class T>
+struct ScalarGrads {
+  T *squared_norm, *trace;
+};
+
 template <class T>
 void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
                          const BlockViews<T>& psi, T gamma, ConstMatrixMap<T> w_v, int r,
                          StructuredSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
                          StructuredTemporaries<T>& tmp, T* dh, const BlockGrads<T>& d_omega,
-                         const BlockGrads<T>& d_phi, const BlockGrads<T>& d_psi, T* dgamma,
-                         T* dw_v) {
+                         const BlockGrads<T>& d_phi, const BlockGrads<T>& d_psi,
+                         const ScalarGrads<T>& d_phi_scalars, const ScalarGrads<T>& d_psi_scalars,
+                         T* dgamma, T* dw_v) {
   const Eigen::Index n = h.rows();
   auto constant = [](const MatrixMap<T>& m) {
     return ConstMatrixMap<T>(m.data(), m.rows(), m.cols());
@@ -368,27 +507,30 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
   tmp.w_v_t = w_v.transpose();
   multiply(tmp.d_z, d_out, tmp.w_v_t);
   tmp.h_t = h.transpose();
-  MatrixMap<T> d_m = keep.S;  // reuse: S is needed only through P from here on
-  tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
-  if (dh != nullptr) multiply_at(MatrixMap<T>(dh, n, h.cols()), tmp.mixer, tmp.d_z, true);
-  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S), taken before S is overwritten by dS = (1−γ)dM + the
-  // softmax backward of γ·dM.
+  MatrixMap<T> d_s = keep.S;  // reuse: S is needed only through P − S from here on
+  if (dh != nullptr) {
+    tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
+    multiply_at(MatrixMap<T>(dh, n, h.cols()), tmp.mixer, tmp.d_z, true);
+  }
+  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S), then S is overwritten by dS = (1−γ)dM + the softmax
+  // backward of γ·dM, row by row.
   multiply(tmp.mixer, tmp.d_z, tmp.h_t);  // dM (the mixer buffer is free now)
-  if (dgamma != nullptr) *dgamma += (tmp.mixer.array() * (keep.P.array() - keep.S.array())).sum();
+  T gamma_grad = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
+    gamma_grad +=
+        (tmp.mixer.row(i).array() * (keep.P.row(i).array() - keep.S.row(i).array())).sum();
     const T inner = tmp.mixer.row(i).dot(keep.P.row(i));
-    d_m.row(i).array() = (T(1) - gamma) * tmp.mixer.row(i).array() +
+    d_s.row(i).array() = (T(1) - gamma) * tmp.mixer.row(i).array() +
                          gamma * keep.P.row(i).array() * (tmp.mixer.row(i).array() - inner);
   }
-  structured_bilinear_backward(h, omega, constant(keep.T_S), constant(d_m), tmp, d_omega, dh);
-  // The penalty: ∂(‖G‖² − 2·tr G)/∂G = 2(G − I), times weight/r².
-  const T scale = T(2) * weight_penalty / T(double(r) * r);
-  for (auto [g, t, blocks, grads] : {std::tuple{&keep.G_U, &keep.T_U, &phi, &d_phi},
-                                     std::tuple{&keep.G_V, &keep.T_V, &psi, &d_psi}}) {
-    g->diagonal().array() -= T(1);
-    *g *= scale;
-    structured_bilinear_backward(h, *blocks, constant(*t), constant(*g), tmp, *grads, dh);
-  }
+  if (dgamma != nullptr) *dgamma += gamma_grad;
+  structured_bilinear_backward(h, omega, constant(keep.T_S), constant(d_s), tmp, d_omega, dh);
+  // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
+  const T c = weight_penalty / T(double(r) * r);
+  gram_family_backward(h, phi, keep.u, c, tmp, d_phi, d_phi_scalars.squared_norm,
+                       d_phi_scalars.trace, dh);
+  gram_family_backward(h, psi, keep.v, c, tmp, d_psi, d_psi_scalars.squared_norm,
+                       d_psi_scalars.trace, dh);
 }
 
 // inputs: H [B, n, d]; the 12 blocks; γ [1, 1, 1]; W_v [1, d, d]. outputs: branch [B, n, d],
@@ -415,6 +557,14 @@ struct StructuredUniversalOp : Op<T> {
     auto sink = [&](int k) { return this->sinks[1 + first + k].begin_sample(b); };
     return BlockGrads<T>{sink(0), sink(1), sink(2), sink(3)};
   }
+  GramScalars<T> scalars(Tape<T>& tape, int squared_norm, int trace) const {
+    return GramScalars<T>{tape.value(this->inputs[1 + squared_norm]).data[0],
+                          tape.value(this->inputs[1 + trace]).data[0]};
+  }
+  ScalarGrads<T> scalar_grads(int squared_norm, int trace, int b) const {
+    return ScalarGrads<T>{this->sinks[1 + squared_norm].begin_sample(b),
+                          this->sinks[1 + trace].begin_sample(b)};
+  }
   T gamma(Tape<T>& tape) const { return tape.value(this->inputs[1 + kBlockCount]).data[0]; }
   ConstMatrixMap<T> w_v(Tape<T>& tape) const {
     return tape.value(this->inputs[2 + kBlockCount]).view(0);
@@ -423,10 +573,11 @@ struct StructuredUniversalOp : Op<T> {
   void forward_sample(Tape<T>& tape, int b) override {
     StructuredSample<T> keep = structured_sample(activations(b), layout);
     StructuredTemporaries<T> tmp = structured_temporaries(temporaries(tape, b), layout.n, layout.d);
-    tape.value(this->extra_outputs[0]).sample(b)[0] =
-        structured_forward<T>(tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC),
-                              family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
-                              keep, tmp, tape.value(this->output).matrix(b));
+    tape.value(this->extra_outputs[0]).sample(b)[0] = structured_forward<T>(
+        tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC), family(tape, kPhiCC),
+        family(tape, kPsiCC), scalars(tape, kPhiPPSquaredNorm, kPhiPPTrace),
+        scalars(tape, kPsiPPSquaredNorm, kPsiPPTrace), gamma(tape), w_v(tape), r, keep, tmp,
+        tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
     StructuredSample<T> keep = structured_sample(activations(b), layout);
@@ -434,6 +585,8 @@ struct StructuredUniversalOp : Op<T> {
     // Grab every sink before the kernel: begin_sample clears a group's slot at its first sample.
     const BlockGrads<T> d_omega = family_grads(kOmegaCC, b), d_phi = family_grads(kPhiCC, b),
                         d_psi = family_grads(kPsiCC, b);
+    const ScalarGrads<T> d_phi_scalars = scalar_grads(kPhiPPSquaredNorm, kPhiPPTrace, b),
+                         d_psi_scalars = scalar_grads(kPsiPPSquaredNorm, kPsiPPTrace, b);
     T* dh = this->sinks[0].begin_sample(b);
     T* dgamma = this->sinks[1 + kBlockCount].begin_sample(b);
     T* dw_v = this->sinks[2 + kBlockCount].begin_sample(b);
@@ -441,7 +594,7 @@ struct StructuredUniversalOp : Op<T> {
                            family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
                            keep, tape.grad(this->output).view(b),
                            tape.grad(this->extra_outputs[0]).sample(b)[0], tmp, dh, d_omega, d_phi,
-                           d_psi, dgamma, dw_v);
+                           d_psi, d_phi_scalars, d_psi_scalars, dgamma, dw_v);
   }
 };
 
