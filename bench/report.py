@@ -67,6 +67,15 @@ def header(gemm, machine):
     return out
 
 
+def ufl_row(steps, p):
+    """ufl's two kernels at one point (n, d, r, batch, threads), and the automatic choice."""
+    found = {s["variant"]: s for s in steps if s["impl"] == "ufl" and
+             (s["n"], s["d"], s["r"], s["batch"], s["threads"]) == p}
+    dense, structured = found.get("dense"), found.get("structured")
+    choice = (dense or structured or {}).get("auto_kernel")
+    return dense, structured, choice, found.get(choice)
+
+
 def bench_report(raw, csv_path, md_path):
     steps, gemm, machine = load(raw)
     points = sorted({(s["n"], s["d"], s["r"], s["batch"], s["threads"]) for s in steps})
@@ -76,16 +85,21 @@ def bench_report(raw, csv_path, md_path):
     rows = []
     for p in points:
         n, d, r, batch, threads = p
-        ufl = find("ufl", "tape", p)
+        dense, structured, choice, ufl = ufl_row(steps, p)
         lookup, concat = find("torch", "lookup", p), find("torch", "concat", p)
         torch_runs = [t for t in (lookup, concat) if t is not None]
         best = min(torch_runs, key=lambda t: t["ms_per_step"]) if torch_runs else None
-        one_thread = find("ufl", "tape", (n, d, r, batch, 1))
+        one_thread = ufl_row(steps, (n, d, r, batch, 1))[3]
         peak = gemm.get(("eigen", threads), {}).get("gflops")
         row = {
             "n": n, "d": d, "r": r, "batch": batch, "threads": threads,
+            "dense_ms": dense and dense["ms_per_step"],
+            "structured_ms": structured and structured["ms_per_step"],
+            "auto_kernel": choice,
             "ufl_ms": ufl and ufl["ms_per_step"], "ufl_ms_min": ufl and ufl["ms_min"],
             "ufl_ms_max": ufl and ufl["ms_max"],
+            "dense_flops_per_step": dense and dense["flops_per_step"],
+            "structured_flops_per_step": structured and structured["flops_per_step"],
             "torch_lookup_ms": lookup and lookup["ms_per_step"],
             "torch_concat_ms": concat and concat["ms_per_step"],
             "torch_best_ms": best and best["ms_per_step"],
@@ -93,12 +107,12 @@ def bench_report(raw, csv_path, md_path):
             "speedup_torch_over_ufl": (best["ms_per_step"] / ufl["ms_per_step"]
                                        if best and ufl else None),
             "ufl_gflops": ufl and ufl["gflops"],
-            "ufl_flops_per_step": ufl and ufl["flops_per_step"],
             "gemm_peak_gflops": peak,
             "ufl_pct_of_peak": (100 * ufl["gflops"] / peak if ufl and peak else None),
             "ufl_thread_speedup": (one_thread["ms_per_step"] / ufl["ms_per_step"]
                                    if ufl and one_thread and threads > 1 else None),
             "torch_best_gflops": best and best["gflops"],
+            "torch_flops_per_step": best and best["flops_per_step"],
             "torch_gemm_gflops": gemm.get(("torch", threads), {}).get("gflops"),
             "torch_blas": best and best.get("blas"),
         }
@@ -108,25 +122,34 @@ def bench_report(raw, csv_path, md_path):
         writer.writeheader()
         writer.writerows(rows)
 
+    mflop = lambda v: "—" if v is None else fmt(v / 1e6)
     lines = ["# ufl training-step benchmark", ""] + [f"- {h}" for h in header(gemm, machine)] + [
         "",
-        "| n | d | threads | ufl ms/step | torch ms/step (lookup / concat) | speed-up (torch/ufl) "
-        "| ufl GFLOP/s | % of GEMM peak | ufl 2-thread speed-up |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| n | d | threads | ufl dense ms | ufl structured ms | automatic choice | torch ms "
+        "(lookup / concat) | speed-up (torch best / ufl automatic) | MFLOP/step dense / "
+        "structured / torch | ufl GFLOP/s (% of GEMM peak) |",
+        "|---:|---:|---:|---:|---:|:---|---:|---:|---:|---:|",
     ]
     for row in rows:
         torch_cell = f"{fmt(row['torch_lookup_ms'])} / {fmt(row['torch_concat_ms'])}"
+        flops_cell = (f"{mflop(row['dense_flops_per_step'])} / "
+                      f"{mflop(row['structured_flops_per_step'])} / "
+                      f"{mflop(row['torch_flops_per_step'])}")
+        peak_cell = (f"{fmt(row['ufl_gflops'])} ({fmt(row['ufl_pct_of_peak'])}%)"
+                     if row['ufl_pct_of_peak'] else fmt(row['ufl_gflops']))
         lines.append(
-            f"| {row['n']} | {row['d']} | {row['threads']} | {fmt(row['ufl_ms'])} | {torch_cell} | "
-            f"{times(row['speedup_torch_over_ufl'])} | {fmt(row['ufl_gflops'])} | "
-            f"{fmt(row['ufl_pct_of_peak']) + '%' if row['ufl_pct_of_peak'] else '—'} | "
-            f"{times(row['ufl_thread_speedup'])} |")
+            f"| {row['n']} | {row['d']} | {row['threads']} | {fmt(row['dense_ms'])} | "
+            f"{fmt(row['structured_ms'])} | {row['auto_kernel'] or '—'} | {torch_cell} | "
+            f"{times(row['speedup_torch_over_ufl'])} | {flops_cell} | {peak_cell} |")
     lines += [
         "",
         "batch 64, r = n, float32. ms/step: median over repeats of {minibatch copy, forward, "
-        "backward, Adam}. Speed-up uses the faster torch variant. GFLOP/s counts only matrix "
-        "products (see bench/README.md); % of peak is against the Eigen GEMM peak at the same "
-        "thread count.",
+        "backward, Adam}. ufl has two kernels for the universal layer (dense: U, V and S formed "
+        "and multiplied; structured: the blocks of Ω = AΣBᵀ over X̃ = [X, I, 1], see "
+        "bench/README.md); `ufl train` picks one by a FLOP cost model (automatic choice), and "
+        "the speed-up compares that kernel with the faster torch variant. MFLOP/step counts "
+        "matrix products only; GFLOP/s and % of peak are for the automatic choice, against the "
+        "Eigen GEMM peak at the same thread count.",
     ]
     text = "\n".join(lines) + "\n"
     with open(md_path, "w") as out:
@@ -136,42 +159,53 @@ def bench_report(raw, csv_path, md_path):
 
 def scaling_report(raw, csv_path, png_path, md_path):
     steps, gemm, machine = load(raw)
+    # series: ufl's two kernels and torch, each at its fastest thread count (and torch variant)
+    series = lambda s: s["variant"] if s["impl"] == "ufl" else s["impl"]
     with open(csv_path, "w", newline="") as out:
-        fields = ["impl", "variant", "n", "d", "r", "batch", "threads", "ms_per_step", "ms_min",
-                  "ms_max", "gflops", "flops_per_step", "steps", "repeats", "best_for_impl"]
+        fields = ["impl", "variant", "auto_kernel", "n", "d", "r", "batch", "threads",
+                  "ms_per_step", "ms_min", "ms_max", "gflops", "flops_per_step", "steps",
+                  "repeats", "best_for_series"]
         writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
         best = {}
         for s in steps:
-            key = (s["impl"], s["n"])
+            key = (series(s), s["n"])
             if key not in best or s["ms_per_step"] < best[key]["ms_per_step"]:
                 best[key] = s
         for s in sorted(steps, key=lambda s: (s["impl"], s["n"], s["threads"], s["variant"])):
-            writer.writerow(dict(s, best_for_impl=int(best[(s["impl"], s["n"])] is s)))
+            writer.writerow(dict(s, best_for_series=int(best[(series(s), s["n"])] is s)))
 
-    impls = sorted({k[0] for k in best}, key=lambda i: (i != "ufl", i))  # ufl first
+    names = [k for k in ("dense", "structured", "torch") if any(b[0] == k for b in best)]
     ns = sorted({k[1] for k in best})
-    lines = ["# ufl training-step scaling in n (r = n)", ""] + \
+    choice_of = {s["n"]: s["auto_kernel"] for s in steps if s["impl"] == "ufl"}
+    lines = ["# ufl training-step scaling in n (r = n, d = 8)", ""] + \
             [f"- {h}" for h in header(gemm, machine)] + ["",
-             "| n | d | " + " | ".join(f"{i} ms/step (threads, variant)" for i in impls) +
-             " | ufl GFLOP/s | speed-up (torch/ufl) |",
-             "|---:|---:|" + "---:|" * len(impls) + "---:|---:|"]
+             "| n | d | " + " | ".join(f"{'ufl ' if k != 'torch' else ''}{k} ms/step (threads)"
+                                       for k in names) +
+             " | automatic choice | MFLOP/step dense / structured | speed-up (torch / ufl "
+             "automatic) |",
+             "|---:|---:|" + "---:|" * len(names) + ":---|---:|---:|"]
     for n in ns:
         cells = []
-        for impl in impls:
-            s = best.get((impl, n))
-            cells.append(f"{fmt(s['ms_per_step'])} ({s['threads']}, {s['variant']})" if s else "—")
-        ufl, torch = best.get(("ufl", n)), best.get(("torch", n))
-        d = (ufl or torch)["d"]
+        for name in names:
+            s = best.get((name, n))
+            cells.append(f"{fmt(s['ms_per_step'])} ({s['threads']})" if s else "—")
+        choice = choice_of.get(n)
+        ufl, torch = best.get((choice, n)), best.get(("torch", n))
+        d = (ufl or torch or next(v for k, v in best.items() if k[1] == n))["d"]
+        flops = " / ".join(fmt(best[(k, n)]["flops_per_step"] / 1e6) if (k, n) in best else "—"
+                           for k in ("dense", "structured"))
         ratio = times(torch["ms_per_step"] / ufl["ms_per_step"] if ufl and torch else None)
         lines.append(f"| {n} | {d} | " + " | ".join(cells) +
-                     f" | {fmt(ufl['gflops']) if ufl else '—'} | {ratio} |")
+                     f" | {choice or '—'} | {flops} | {ratio} |")
     lines += ["", "Each entry: the fastest thread count (and, for torch, homogeneous-coordinate "
-              "variant) measured at that n; batch 64, float32."]
+              "variant) measured at that n; batch 64, float32. The automatic choice is the "
+              "kernel `ufl train` uses at that size (a FLOP cost model)."]
     text = "\n".join(lines) + "\n"
     with open(md_path, "w") as out:
         out.write(text)
     print(text)
+    impls = names
 
     try:
         import matplotlib
@@ -182,13 +216,14 @@ def scaling_report(raw, csv_path, png_path, md_path):
         print("matplotlib is missing (apt-get install python3-matplotlib): no plot written")
         return
     fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    styles = {"ufl": ("o-", "C0"), "torch": ("s-", "C1")}
+    styles = {"dense": ("o-", "C0"), "structured": ("^-", "C2"), "torch": ("s-", "C1")}
     for impl in impls:
         xs = [n for n in ns if (impl, n) in best]
         ys = [best[(impl, n)]["ms_per_step"] for n in xs]
-        marker, color = styles.get(impl, ("^-", "C2"))
-        ax.plot(xs, ys, marker, color=color, label=f"{impl} (best threads)")
-    anchor_impl = "ufl" if "ufl" in impls else impls[0]
+        marker, color = styles.get(impl, ("x-", "C3"))
+        label = f"ufl {impl} kernel" if impl != "torch" else "torch"
+        ax.plot(xs, ys, marker, color=color, label=f"{label} (best threads)")
+    anchor_impl = "dense" if "dense" in impls else impls[0]
     xs = [n for n in ns if (anchor_impl, n) in best]
     if xs:
         n_ref = xs[-1]

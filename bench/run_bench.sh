@@ -5,6 +5,9 @@
 #   bench/run_bench.sh              n ∈ {32, 64, 128, 256} × threads ∈ {1, 2}; table + CSV
 #   bench/run_bench.sh --scaling    n ∈ {16, …, 512}, best thread count; table + CSV + PNG plot
 #
+# ufl runs each point with both kernels of the universal layer (dense and structured, see
+# bench/README.md); the tables also show which one `ufl train` chooses there and its speed-up.
+#
 # Options: --seconds S     measuring time per point and implementation (default 1.5)
 #          --threads "1 2" thread counts
 #          --sizes "32 64" values of n
@@ -28,6 +31,7 @@ mode=bench
 seconds=1.5
 threads="1 2"
 sizes=""
+kernels="dense structured"
 torch=1
 rebuild=1
 while [[ $# -gt 0 ]]; do
@@ -36,11 +40,12 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds=$2; shift ;;
     --threads) threads=$2; shift ;;
     --sizes) sizes=$2; shift ;;
+    --kernels) kernels=$2; shift ;;
     --quick) seconds=0.3 ;;
     --no-torch) torch=0 ;;
     --no-build) rebuild=0 ;;
     --passive) export OMP_WAIT_POLICY=passive ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run_bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -99,8 +104,11 @@ echo "== training step ($mode, ~${seconds}s per point)" >&2
 for n in $sizes; do
   d=$(channels_for "$n")
   for t in $threads; do
-    "$step_bench" --n "$n" --d "$d" --batch 64 --threads "$t" --seconds "$seconds" |
-      tee -a "$raw" >&2 || echo "warning: ufl failed at n=$n threads=$t" >&2
+    for kernel in $kernels; do
+      "$step_bench" --n "$n" --d "$d" --batch 64 --threads "$t" --seconds "$seconds" \
+        --kernel "$kernel" | tee -a "$raw" >&2 ||
+        echo "warning: ufl ($kernel) failed at n=$n threads=$t" >&2
+    done
     if [[ $torch == 1 ]]; then
       "$python" "$here/torch_peer.py" --n "$n" --d "$d" --batch 64 --threads "$t" \
         --seconds "$seconds" --variant "$torch_variant" |

@@ -32,6 +32,7 @@
 #include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
+#include "model/mixers/universal_structured.hpp"
 #include "tape/tape.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
@@ -50,7 +51,8 @@ struct Options {
   int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
   double lr = 1e-2, lr_final = 1e-4, ortho_weight = 0.01;
   std::uint64_t seed = 1;
-  std::string dump;  // --dump DIR: write a replayable trace instead of timing
+  std::string dump;             // --dump DIR: write a replayable trace instead of timing
+  std::string kernel = "auto";  // auto (the cost model's choice), dense or structured
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -59,7 +61,8 @@ struct Options {
       "ufl_step_bench: %s\n"
       "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
       "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
-      "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n",
+      "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n"
+      "                      [--kernel auto|dense|structured]\n",
       problem.c_str());
   std::exit(2);
 }
@@ -96,6 +99,8 @@ Options parse(int argc, char** argv) {
         o.seed = std::stoull(value);
       else if (key == "--dump")
         o.dump = value;
+      else if (key == "--kernel")
+        o.kernel = value;
       else
         usage("unknown option " + key);
     } catch (const std::logic_error&) {
@@ -107,41 +112,28 @@ Options parse(int argc, char** argv) {
   if (o.n < 2 || o.d < 1 || o.r < 1 || o.batch < 1 || o.threads < 1 || o.repeats < 1 ||
       o.pool < o.batch)
     usage("sizes must be positive (n >= 2, pool >= batch)");
+  if (o.kernel != "auto" && o.kernel != "dense" && o.kernel != "structured")
+    usage("--kernel must be auto, dense or structured");
   return o;
 }
 
 // FLOPs of the matrix products ufl performs in one training step, 2·m·n·k per product of an
-// m×k by a k×n matrix, per sample (B samples per step). Elementwise work (softplus, sigmoid,
-// diag scaling, softmax, lerp, the squared errors, sums over the batch, Adam) is not counted.
-//
-// forward (spec §2; the one-hot part of X̃A is a row lookup, not a product):
-//   U     = X · A_content          [n×d]·[d×r]   2·n·d·r
-//   V     = X · B_content          [n×d]·[d×r]   2·n·d·r
-//   S     = (UΣ) · Vᵀ              [n×r]·[r×n]   2·n·n·r
-//   MX    = M · X                  [n×n]·[n×d]   2·n·n·d
-//   Y     = MX · W_v               [n×d]·[d×d]   2·n·d·d
-//   G_U   = Uᵀ · U                 [r×n]·[n×r]   2·r·r·n
-//   G_V   = Vᵀ · V                 [r×n]·[n×r]   2·r·r·n
-// backward (X and C are inputs without gradients, so no dX is formed):
-//   dMX   = dY · W_vᵀ              [n×d]·[d×d]   2·n·d·d
-//   dW_v  = MXᵀ · dY               [d×n]·[n×d]   2·d·d·n
-//   dM    = dMX · Xᵀ               [n×d]·[d×n]   2·n·n·d
-//   d(UΣ) = dS · V                 [n×n]·[n×r]   2·n·n·r
-//   dV    = dSᵀ · (UΣ)             [n×n]·[n×r]   2·n·n·r
-//   dU   += c · U · (UᵀU − I)      [n×r]·[r×r]   2·n·r·r   (one product: UᵀU − I is symmetric)
-//   dV   += c · V · (VᵀV − I)      [n×r]·[r×r]   2·n·r·r
-//   dA_content = Xᵀ · dU           [d×n]·[n×r]   2·d·n·r
-//   dB_content = Xᵀ · dV           [d×n]·[n×r]   2·d·n·r
-// total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 8nr²  (r = n: 14n³ + 12n²d + 6nd²). This is
-// what the fused kernel (model/mixers/universal.hpp) multiplies; torch's autograd forms the
-// gradient of each Gram operand separately (12nr²), and torch_peer.py counts that.
-double flops_per_step(long long n, long long d, long long r, long long batch) {
-  const long long forward = 2 * n * d * r + 2 * n * d * r + 2 * n * n * r + 2 * n * n * d +
-                            2 * n * d * d + 2 * r * r * n + 2 * r * r * n;
-  const long long backward = 2 * n * d * d + 2 * d * d * n + 2 * n * n * d + 2 * n * n * r +
-                             2 * n * n * r + 2 * n * r * r + 2 * n * r * r + 2 * d * n * r +
-                             2 * d * n * r;
-  return double(batch) * double(forward + backward);
+// m×k by a k×n matrix (elementwise work — softplus, sigmoid, softmax, lerp, the squared errors,
+// sums over the batch, Adam — is not counted), for the kernel the step runs
+// (model::universal_kernel_cost, src/model/mixers/universal_structured.hpp):
+//   dense:      per sample 8ndr + 6n²r + 4n²d + 6nd² + 8nr² (r = n: 14n³ + 12n²d + 6nd²); the
+//               products are U, V = X·A_c, X·B_c; S = (UΣ)Vᵀ; MX; Y; the Gram matrices UᵀU, VᵀV,
+//               and their backward (one product per Gram gradient: UᵀU − I is symmetric);
+//   structured: per sample 82nd² + 20n²d, plus 18(n+d)²r per step for the blocks of Ω, Φ, Ψ and
+//               their backward.
+// torch's autograd forms the gradient of each Gram operand separately (12nr²); torch_peer.py
+// counts its own.
+double flops_per_step(long long n, long long d, long long r, long long batch,
+                      const std::string& kernel) {
+  const ufl::model::KernelCost cost = ufl::model::universal_kernel_cost(n, d, r, false);
+  if (kernel == "structured")
+    return double(batch) * cost.structured_per_sample + cost.structured_per_step;
+  return double(batch) * cost.dense_per_sample;
 }
 
 // Minibatches as the trainer draws them: a shuffled order over the pool, reshuffled each epoch.
@@ -179,6 +171,12 @@ struct Bench {
   std::vector<int> used_indices;  // recorded only for --dump
   bool record_indices = false;
 
+  static ufl::model::LayerKernels kernels_of(const std::string& kernel) {
+    if (kernel == "dense") return ufl::model::LayerKernels::kDense;
+    if (kernel == "structured") return ufl::model::LayerKernels::kStructured;
+    return ufl::model::LayerKernels::kFused;  // the cost model chooses
+  }
+
   static ufl::model::LayerConfig layer_config(const Options& o) {
     ufl::model::LayerConfig layer;
     layer.rank = o.r;
@@ -203,7 +201,7 @@ struct Bench {
         sampler(o.pool, o.seed + 1000),
         sample_floats(static_cast<std::size_t>(o.n) * o.d) {
     ufl::model::initialize(model, o.seed);
-    graph = ufl::model::record_model(tape, model, o.batch, true);
+    graph = ufl::model::record_model(tape, model, o.batch, true, kernels_of(o.kernel));
     loss = ufl::model::record_loss(tape, graph, o.ortho_weight);
     tape.plan();
     adam = ufl::train::Adam(model.params.values.size());
@@ -315,15 +313,20 @@ int run(const Options& o) {
   const double median = sorted.size() % 2 == 1
                             ? sorted[sorted.size() / 2]
                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
-  const double flops = flops_per_step(o.n, o.d, o.r, o.batch);
+  // "variant": the kernel this step ran; "auto_kernel": the one `ufl train` would choose here.
+  const std::string kernel = bench.graph.layers.front().branch.kernel;
+  const char* auto_kernel =
+      ufl::model::structured_pays(o.n, o.d, o.r, o.batch, false) ? "structured" : "dense";
+  const double flops = flops_per_step(o.n, o.d, o.r, o.batch, kernel);
   const float final_loss = bench.tape.value(bench.loss.loss).data[0];
 
   std::printf(
-      "{\"impl\":\"ufl\",\"variant\":\"tape\",\"n\":%d,\"d\":%d,\"r\":%d,\"batch\":%d,"
+      "{\"impl\":\"ufl\",\"variant\":\"%s\",\"auto_kernel\":\"%s\",\"n\":%d,\"d\":%d,\"r\":%d,"
+      "\"batch\":%d,"
       "\"threads\":%d,\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
       "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
-      o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(), sorted.back(),
-      flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
+      kernel.c_str(), auto_kernel, o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(),
+      sorted.back(), flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
   return 0;
 }
 

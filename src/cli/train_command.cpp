@@ -136,7 +136,8 @@ json manifest_json(const config::Config& config, const train::TrainResult& train
                    {"finished_at", utc_now()},
                    {"host", host},
                    {"command", arguments.command_line},
-                   {"data_dir", data_dir}};
+                   {"data_dir", data_dir},
+                   {"kernels", training.kernels}};
   if (!training.message.empty()) manifest["error"] = training.message;
   return manifest;
 }

@@ -31,14 +31,17 @@ struct TensorSpec {
 };
 
 // How a layer goes on the tape: one op per step of its formula (the reference, and the only way
-// that exposes M, U and V), or fused kernels that compute the same loss and gradients faster.
-enum class LayerKernels { kFused, kComposite };
+// that exposes M, U and V), or fused kernels that compute the same loss and gradients faster:
+// kFused lets the mixer pick its fastest kernel for the sizes; kDense and kStructured force one
+// of the universal mixer's two (for tests and the benchmark; other mixers treat them as kFused).
+enum class LayerKernels { kFused, kComposite, kDense, kStructured };
 
 // A mixer's branch on the tape.
 struct MixerGraph {
   Var out;  // M(H)·H·W_v, [B, n, d]
   Var penalty;  // [B, 1, 1]: (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² per sample; invalid without U, V
   Var M, U, V;  // the composite graph's operator ([B or 1, n, n]) and factors; invalid when fused
+  std::string kernel;  // which kernel computes it: "composite", "dense", "structured", …
 };
 
 // Ω = A·diag(σ)·Bᵀ over homogeneous coordinates (seed 003), for mixers that have such factors.

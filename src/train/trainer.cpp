@@ -64,10 +64,11 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
   const auto loss = model::record_loss(tape, graph, settings.ortho_weight);
   tape.plan();
   model::Evaluator evaluator(model, dataset.test.count);
+  TrainResult result;
+  for (const auto& layer : graph.layers) result.kernels.push_back(layer.branch.kernel);
   Adam adam(params.values.size());
   MinibatchSampler sampler(dataset.train.count, seed);
 
-  TrainResult result;
   double seconds_before = 0;
   if (const TrainingState* resume = options.resume_from) {
     if (resume->params.size() != params.values.size() ||

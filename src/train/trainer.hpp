@@ -36,6 +36,8 @@ struct TrainResult {
   int steps_done = 0;
   double seconds = 0, steps_per_second = 0;  // seconds include those before a resume
   double final_test_mse = 0;
+  std::vector<std::string>
+      kernels;          // the kernel each layer trained with ("dense", "structured", …)
   TrainingState state;  // filled when interrupted: everything a resume needs
 };
 

@@ -70,8 +70,9 @@ double model_gradient_error(Model<double> model, int batch, double gate_logit, s
 }  // namespace
 
 TEST_CASE("one layer + loss: gradients match finite differences for several shapes and gates") {
-  for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
-    CAPTURE(kernels == LayerKernels::kFused);
+  for (LayerKernels kernels :
+       {LayerKernels::kComposite, LayerKernels::kDense, LayerKernels::kStructured}) {
+    CAPTURE(int(kernels));
     CHECK(model_gradient_error(model_of(5, 3, 4), 3, 0.3, 1, kernels) <= 1e-6);
     CHECK(model_gradient_error(model_of(6, 2, 6), 2, -2.0, 2, kernels) <= 1e-6);
     CHECK(model_gradient_error(model_of(4, 4, 2), 4, 3.0, 3, kernels) <= 1e-6);
@@ -80,9 +81,10 @@ TEST_CASE("one layer + loss: gradients match finite differences for several shap
 }
 
 TEST_CASE("stacks: gradients flow through every layer's input, with and without a residual") {
-  for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+  for (LayerKernels kernels :
+       {LayerKernels::kComposite, LayerKernels::kDense, LayerKernels::kStructured}) {
     for (bool residual : {false, true}) {
-      CAPTURE(kernels == LayerKernels::kFused);
+      CAPTURE(int(kernels));
       CAPTURE(residual);
       CHECK(model_gradient_error(model_of(5, 3, 4, "universal", 2, residual), 3, 0.2, 5, kernels) <=
             1e-6);

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "model/mixer.hpp"
+#include "model/mixers/universal_structured.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
 
@@ -253,11 +254,21 @@ class UniversalMixer : public Mixer<T> {
     const Var sigma = softplus(tape, params[kS], "Sigma");
     const Var gamma = sigmoid(tape, params[kG], "gamma");
     MixerGraph graph;
-    if (kernels == LayerKernels::kFused) {
+    if (kernels != LayerKernels::kComposite) {
+      // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else dense.
+      const Shape& input = tape.shape(h);
+      const bool structured = kernels == LayerKernels::kStructured ||
+                              (kernels == LayerKernels::kFused &&
+                               structured_pays(input.rows, input.cols, tape.shape(params[kA]).cols,
+                                               input.batch, tape.needs_grad(h)));
+      graph.kernel = structured ? "structured" : "dense";
       std::tie(graph.out, graph.penalty) =
-          fused_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch");
+          structured
+              ? structured_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch")
+              : fused_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch");
       return graph;
     }
+    graph.kernel = "composite";
     graph.U = homogeneous_project(tape, h, params[kA], "U");
     graph.V = homogeneous_project(tape, h, params[kB], "V");
     const Var u_sigma = diag_scale(tape, graph.U, sigma, "U_Sigma");
