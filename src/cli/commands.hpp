@@ -26,6 +26,12 @@ struct AnalyzeArguments {
   bool quiet = false;
 };
 
+struct ConfigArguments {
+  std::string config_path, data_dir;
+  std::vector<std::string> overrides;  // --set, then --seed
+  bool describe = false, markdown = false;
+};
+
 struct CollectArguments {
   std::vector<std::string> paths;
   std::string out;
@@ -35,5 +41,6 @@ int run_train(const TrainArguments& arguments);
 int run_generate(const GenerateArguments& arguments);
 int run_analyze(const AnalyzeArguments& arguments);
 int run_collect(const CollectArguments& arguments);
+int run_config(const ConfigArguments& arguments);
 
 }  // namespace ufl::cli
