@@ -148,10 +148,12 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
 
 std::string ResourceEstimate::memory_text() const {
   std::string text = io::format_bytes(peak_bytes) + ":";
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (parts[k].name == "process") continue;
-    text += (k == 0 ? " " : ", ") + parts[k].name + " " + io::format_bytes(parts[k].bytes);
-    if (k < 2) text += " (" + parts[k].drivers + ")";
+  int shown = 0;
+  for (const MemoryPart& part : parts) {
+    if (part.name == "process") continue;
+    text += (shown == 0 ? " " : ", ") + part.name + " " + io::format_bytes(part.bytes);
+    if (shown < 2) text += " (" + part.drivers + ")";  // the two largest, with their keys
+    ++shown;
   }
   return text;
 }
@@ -182,7 +184,10 @@ std::string ResourceEstimate::keys_to_lower() const {
 std::string format_seconds(double seconds) {
   char text[32];
   if (!std::isfinite(seconds)) return "?";
-  if (seconds < 1)
+  if (seconds <= 0) return "0s";
+  if (seconds < 1e-3)
+    std::snprintf(text, sizeof text, "%.0fµs", seconds * 1e6);
+  else if (seconds < 1)
     std::snprintf(text, sizeof text, "%.0fms", seconds * 1e3);
   else if (seconds < 60)
     std::snprintf(text, sizeof text, "%.1fs", seconds);

@@ -11,6 +11,7 @@
 #include "model/loss.hpp"
 #include "train/adam.hpp"
 #include "train/minibatch_sampler.hpp"
+#include "train/resource_estimate.hpp"
 #include "train/schedule.hpp"
 
 namespace ufl::train {
@@ -24,15 +25,6 @@ std::string non_finite_parameter(const model::Parameters<float>& params) {
     for (std::size_t e = 0; e < slice.size(); ++e)
       if (!std::isfinite(params.values[slice.offset + e])) return slice.name;
   return "";
-}
-
-std::string format_duration(double seconds) {
-  char text[32];
-  if (seconds < 60)
-    std::snprintf(text, sizeof text, "%.1fs", seconds);
-  else
-    std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
-  return text;
 }
 
 double latest_test_mse(const std::vector<LossPoint>& curve) {
@@ -222,8 +214,8 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
     if (!options.quiet && !measured_reported && !last && (steps_now >= 3 || elapsed >= 10)) {
       measured_reported = true;
       spdlog::info("measured {} per step over the first {} step{}: about {} left for {} steps",
-                   format_duration(elapsed / steps_now), steps_now, steps_now == 1 ? "" : "s",
-                   format_duration((settings.steps - step) / rate), settings.steps - step);
+                   format_seconds(elapsed / steps_now), steps_now, steps_now == 1 ? "" : "s",
+                   format_seconds((settings.steps - step) / rate), settings.steps - step);
     }
     if (!options.quiet &&
         (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
@@ -234,7 +226,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
           std::isnan(test_mse) ? std::string() : fmt::format("  test_mse {:.5f}", test_mse);
       spdlog::info("step {:>6}/{}  loss {:.5f}{}  lr {:.2e}  {:.0f} steps/s  left {}", step,
                    settings.steps, point.loss, test_text, point.learning_rate, rate,
-                   format_duration((settings.steps - step) / rate));
+                   format_seconds((settings.steps - step) / rate));
     }
     if (options.on_checkpoint && !last &&
         (settings.checkpoint_every > 0

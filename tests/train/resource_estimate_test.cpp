@@ -30,6 +30,9 @@ TEST_CASE("a Section 8 run needs little; n = 100000 needs more than any machine 
   CHECK(huge.keys_to_lower().find("train.batch_size") != std::string::npos);
   CHECK(huge.keys_to_lower().find("dataset.n") != std::string::npos);
   CHECK(huge.memory_text().find("train.batch_size = 64") != std::string::npos);
+  // The process's share is in the total, not in the list.
+  CHECK(small.memory_text().find(":, ") == std::string::npos);
+  CHECK(small.memory_text().find("process") == std::string::npos);
 }
 
 TEST_CASE("a huge training set is charged to the dataset and names its keys") {
@@ -57,6 +60,8 @@ TEST_CASE("the parts add up, and more batch means more memory and more time per 
 }
 
 TEST_CASE("format_seconds") {
+  CHECK(train::format_seconds(0) == "0s");
+  CHECK(train::format_seconds(0.00025) == "250µs");
   CHECK(train::format_seconds(0.85) == "850ms");
   CHECK(train::format_seconds(12.34) == "12.3s");
   CHECK(train::format_seconds(245) == "4m05s");
