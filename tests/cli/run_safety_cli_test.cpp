@@ -74,7 +74,7 @@ nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse
 
 const std::string kEndless =
     " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set dataset.test_size=64"
-    " --set train.steps=200000 --set train.batch_size=16 -q -j1";
+    " --set train.steps=200000 --set train.batch_size=16 --set train.checkpoint_every=20 -q -j1";
 
 }  // namespace
 
@@ -83,7 +83,12 @@ TEST_CASE("a second ufl train into a run folder in use exits 2 naming the PID, e
   const std::string run = folder / "run";
   const Background first(folder, "first",
                          "train configs/section8/local.json --out " + run + kEndless);
-  REQUIRE(eventually([&] { return !staging_folders(folder, "run").empty() || first.ended(); }));
+  // Training has started once the first checkpoint is in the staging folder.
+  REQUIRE(eventually([&] {
+    for (const fs::path& path : staging_folders(folder, "run"))
+      if (fs::exists(path / "checkpoint.bin")) return true;
+    return first.ended();
+  }));
   REQUIRE_FALSE(first.ended());
   for (const std::string flags : {"", " --force", " --continue"}) {
     CAPTURE(flags);
@@ -237,4 +242,21 @@ TEST_CASE("trajectory.csv: γ and the scores of M̄ at every evaluation") {
   }
   CHECK(steps == std::vector<std::string>{"20", "40", "60"});  // eval_every 20 of 60 steps
   CHECK(read_json(folder / "run/manifest.json")["trajectory_seconds"].get<double>() >= 0);
+}
+
+TEST_CASE("a dead process's staging folder without a checkpoint is removed by the next run") {
+  TemporaryFolder folder;
+  // A PID that cannot be live (above any pid_max) and a manifest that names no other host.
+  const fs::path leftover = folder.path / ".run.partial-999999999";
+  fs::create_directories(leftover);
+  std::ofstream(leftover / "config.json") << "{}";
+  const fs::path live = folder.path / (".run.partial-" + std::to_string(::getpid()));
+  fs::create_directories(live);  // a live process's: never touched
+  const CommandResult result =
+      run_ufl("train configs/section8/local.json --out " + (folder / "run") + kSmallRun);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK_FALSE(fs::exists(leftover));
+  CHECK(fs::exists(live));
+  CHECK(read_json(folder / "run/manifest.json")["status"] == "complete");
 }
