@@ -356,10 +356,60 @@ def smooth(x, width):
     return np.concatenate([c[1:width] / np.arange(1, width), (c[width:] - c[:-width]) / width])
 
 
+def load_trajectory(d):
+    """trajectory.csv (γ and the scores of M̄ at every evaluation) as float arrays; None for a
+    run written before ufl recorded it."""
+    if not os.path.exists(os.path.join(d, "trajectory.csv")):
+        return None
+    cols = {}
+    with open(os.path.join(d, "trajectory.csv")) as f:
+        for row in csv.DictReader(f):
+            for k, v in row.items():
+                cols.setdefault(k, []).append(float(v) if v != "" else math.nan)
+    return {k: np.array(v) for k, v in cols.items()} if cols else None
+
+
+TRAJECTORY_LABELS = {"gamma": "γ (gate)", "iota": "ι input dependence", "tau": "τ Toeplitz",
+                     "ell": "ℓ locality", "phi": "φ Fourier", "alpha": "α alignment"}
+
+
+def plot_trajectory(ax, kind, runs):
+    """Panel under a kind's training curves: the scores of M̄ (on a fixed test subset) while
+    training runs, mean over seeds, so one sees when (and whether) an operator forms."""
+    trajectories = [load_trajectory(r["dir"]) for r in runs]
+    trajectories = [t for t in trajectories if t is not None and len(t.get("step", [])) > 0]
+    if not trajectories:
+        ax.text(0.5, 0.5, "no trajectory.csv (runs made before it was recorded)",
+                ha="center", va="center", transform=ax.transAxes, fontsize=9)
+        ax.axis("off")
+        return
+    n = min(len(t["step"]) for t in trajectories)
+    steps = trajectories[0]["step"][:n]
+    for k, (column, label) in enumerate(TRAJECTORY_LABELS.items()):
+        series = np.array([t[column][:n] for t in trajectories if column in t])
+        if series.size == 0 or np.isnan(series).all():
+            continue
+        ax.plot(steps, np.nanmean(series, axis=0), "-", color=f"C{k}", lw=1.5, label=label)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("score of M̄")
+    ax.set_title(f"{kind}: γ and the structure scores while training "
+                 f"(mean of {len(trajectories)} seeds)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center right", ncol=2)
+
+
 def fig_training(groups, out):
     cols = 2 if len(groups) > 1 else 1
     nrows = math.ceil(len(groups) / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(7 * cols, 4.4 * nrows), squeeze=False)
+    # Each kind: its training curves, and under them its score trajectory.
+    fig, grid = plt.subplots(2 * nrows, cols, figsize=(7 * cols, 7.4 * nrows), squeeze=False,
+                             gridspec_kw={"height_ratios": [4.4, 3.0] * nrows})
+    axes = grid[0::2]
+    for k, (kind, runs) in enumerate(groups):
+        plot_trajectory(grid[2 * (k // cols) + 1, k % cols], kind, runs)
+    for ax in grid[1::2].flat[len(groups):]:
+        ax.axis("off")
     for ax, (kind, runs) in zip(axes.flat, groups):
         losses = [load_loss(r["dir"]) for r in runs]
         n = min(len(l["step"]) for l in losses)  # runs of one kind share the step count
@@ -391,7 +441,8 @@ def fig_training(groups, out):
         ax.legend(fontsize=8.5, loc="upper right")
     for ax in axes.flat[len(groups):]:
         ax.axis("off")
-    fig.suptitle("Figure 3: training curves against the optimal and best fixed operator",
+    fig.suptitle("Figure 3: training curves against the optimal and best fixed operator, and "
+                 "the scores of M̄ while training",
                  fontsize=13)
     fig.tight_layout()
     save(fig, out, "fig3_training")

@@ -12,6 +12,7 @@
 #include "analysis/structure_scores.hpp"
 #include "analysis/verdict.hpp"
 #include "data/registry.hpp"
+#include "interrupt/stop_request.hpp"
 #include "model/evaluate.hpp"
 
 namespace ufl::analysis {
@@ -123,6 +124,8 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
                 saved_M.begin() + std::size_t(outputs.index) * n * n);
     }
   });
+  // A stop request cuts the pass short; the analysis is given up (the run stays resumable).
+  interrupt::throw_if_stop_requested("analysis");
   const double test_mse = squared_error / (double(test.count) * sample_size);
   const double optimal_mse = data::optimal_mse(dataset, test);
   const double fixed_mse = data::fixed_mse(dataset, test);
@@ -133,6 +136,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   std::vector<float> saved_optimal(std::size_t(saved) * n * n);
   if (global) {
     for (int s = 0; s < test.count; ++s) {
+      interrupt::throw_if_stop_requested("analysis");
       const Eigen::MatrixXd M = data::optimal_operator(dataset, test, s);
       optimal_operators.add(M);
       optimal_routing.add(M, test.partners.data() + std::size_t(s) * n);
@@ -152,6 +156,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   const Eigen::MatrixXd reference_basis = targets.left_vectors.leftCols(targets.k99);
   const int half_width = spec.kernel_width / 2;
 
+  interrupt::throw_if_stop_requested("analysis");
   const Eigen::MatrixXd layer_mean = layer_operators.mean(),
                         optimal_mean = optimal_operators.mean();
   const OperatorScores layer =
@@ -242,6 +247,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
     arrays.push_back(partners);
   }
 
+  interrupt::throw_if_stop_requested("analysis");
   // The bilinear-form view (seed 003): Ω = A Σ Bᵀ over homogeneous coordinates [x; e; 1],
   // with its content–content (d×d) and position–position (n×n) blocks.
   if (const std::optional<model::Factors> factors_of = mixer.factors(mixer_params, layer0.shape)) {

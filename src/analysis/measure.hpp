@@ -16,7 +16,8 @@ struct RunAnalysis {
   std::vector<NamedArray> arrays;  // U, V, M of the first test samples, M̄, SVDs, Ω, …
 };
 
-// Runs the model over dataset.test and measures what its (first) layer became.
+// Runs the model over dataset.test and measures what its (first) layer became. Throws
+// interrupt::Interrupted when a stop is requested meanwhile.
 RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds);
 

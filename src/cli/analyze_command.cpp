@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/run_guard.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "io/atomic_file.hpp"
@@ -68,6 +69,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
       throw BadInput(run.string() +
                      " is not a run folder (no config.json or manifest.json); pass a folder "
                      "written by 'ufl train'");
+    // Not while another process trains (or resumes) this run.
+    const RunGuard guard(run);
     for (const std::string& assignment : arguments.overrides)
       if (assignment.rfind("analysis.", 0) != 0)
         throw BadInput(

@@ -27,6 +27,12 @@ struct AnalyzeArguments {
   std::string command_line;  // recorded in the run's manifest
 };
 
+struct ConfigArguments {
+  std::string config_path, data_dir;
+  std::vector<std::string> overrides;  // --set, then --seed
+  bool describe = false, markdown = false;
+};
+
 struct CollectArguments {
   std::vector<std::string> paths;
   std::string out;
@@ -36,5 +42,6 @@ int run_train(const TrainArguments& arguments);
 int run_generate(const GenerateArguments& arguments);
 int run_analyze(const AnalyzeArguments& arguments);
 int run_collect(const CollectArguments& arguments);
+int run_config(const ConfigArguments& arguments);
 
 }  // namespace ufl::cli

@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "config/load.hpp"
+#include "interrupt/stop_request.hpp"
 #include "io/io_error.hpp"
 #include "train/trainer.hpp"
 
@@ -27,8 +29,17 @@ int report_errors(const std::function<int()>& command) {
     return fail(error, kBadInput);
   } catch (const train::Diverged& error) {
     return fail(error, kDiverged);
+  } catch (const interrupt::Interrupted& error) {
+    // Unwinding has removed whatever was half-written (staging folders).
+    std::cerr << "ufl: " << error.what() << " (Ctrl-C or SIGTERM); nothing was written\n";
+    return int(kInterrupted);
   } catch (const io::IoError& error) {
     return fail(error, kFailure);
+  } catch (const std::bad_alloc&) {
+    // The memory estimate lets ufl train refuse most runs that cannot fit before they start;
+    // this is what slips through (other processes taking memory meanwhile).
+    std::cerr << "ufl: error: out of memory; 'ufl config CONFIG' shows what the run needs\n";
+    return int(kFailure);
   } catch (const std::exception& error) {
     return fail(error, kFailure);
   }

@@ -14,7 +14,7 @@
 namespace {
 
 std::string known_keys_text() {
-  std::string text = "Config keys for --set:";
+  std::string text = "Config keys for --set (defaults, rules and meanings: ufl config --describe):";
   for (const std::string& key : ufl::config::known_keys()) text += " " + key;
   return text;
 }
@@ -31,6 +31,22 @@ const char* const kSeedHelp =
     "Seed of the initialisation and the minibatch order (config key 'seed', an integer from 0 "
     "to 2^64-1); the data follow it too unless dataset.seed is given, or --data gives a folder "
     "(its dataset.json's seed). See docs/seeds.md";
+
+// OpenMP threads for the command: --threads, else OMP_NUM_THREADS or all cores, never more than
+// the cores this process may run on (more only makes threads wait for each other).
+void set_threads(int requested) {
+  const int cores = omp_get_num_procs();
+  const bool given = requested > 0;
+  const int wanted = given ? requested : omp_get_max_threads();
+  if (wanted > cores) {
+    spdlog::warn("{} {}: this machine has {} core{} for this process; using {}",
+                 given ? "--threads" : "OMP_NUM_THREADS", wanted, cores, cores == 1 ? "" : "s",
+                 cores);
+    omp_set_num_threads(cores);
+  } else if (given) {
+    omp_set_num_threads(requested);
+  }
+}
 
 void setup_logging(bool quiet) {
   auto logger = spdlog::stderr_color_st("ufl");
@@ -135,6 +151,29 @@ int main(int argc, char** argv) {
   analyze_command->add_option("--threads,-j", analyze_threads, "OpenMP threads")
       ->check(CLI::Range(1, 4096));
 
+  ConfigArguments config;
+  auto* config_command = app.add_subcommand(
+      "config",
+      "Print a config resolved (every default filled in, --set and --seed applied) and the "
+      "memory and time the run would need, without training; or, with --describe, every "
+      "config key with its default, rule and meaning.");
+  config_command->add_option("CONFIG", config.config_path, "JSON config");
+  config_command->add_option("--set", config.overrides, "Override a config value: key.path=value")
+      ->type_name("KEY=VALUE");
+  std::string config_seed;
+  config_command->add_option("--seed", config_seed, kSeedHelp)
+      ->check(seed_check())
+      ->type_name("N");
+  int config_threads = 0;
+  config_command->add_option("--threads,-j", config_threads,
+                             "Threads the time estimate assumes (default: as ufl train)");
+  config_command->add_option("--data", config.data_dir,
+                             "The dataset folder the run would read (for the memory estimate)");
+  config_command->add_flag("--describe", config.describe,
+                           "List every config key with its default, rule and meaning");
+  config_command->add_flag("--markdown", config.markdown,
+                           "With --describe: as the Markdown page docs/config.md");
+
   CollectArguments collect;
   auto* collect_command = app.add_subcommand(
       "collect",
@@ -160,10 +199,16 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
 
+  if (config_command->parsed()) {
+    setup_logging(false);
+    if (!config_seed.empty()) config.overrides.push_back("seed=" + config_seed);
+    set_threads(config_threads);
+    return run_config(config);
+  }
   if (train_command->parsed()) {
     setup_logging(train.quiet);
     if (!seed.empty()) train.overrides.push_back("seed=" + seed);
-    if (train.threads > 0) omp_set_num_threads(train.threads);
+    set_threads(train.threads);
     for (int i = 0; i < argc; ++i) train.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_train(train);
   }
@@ -178,6 +223,6 @@ int main(int argc, char** argv) {
   }
   setup_logging(analyze.quiet);
   for (int i = 0; i < argc; ++i) analyze.command_line += (i ? " " : "") + std::string(argv[i]);
-  if (analyze_threads > 0) omp_set_num_threads(analyze_threads);
+  set_threads(analyze_threads);
   return run_analyze(analyze);
 }

@@ -1,27 +1,35 @@
-// ufl train: config → dataset → layer → trainer → run folder (with analysis).
+// ufl train: config → dataset → layer → trainer → run folder (with analysis). The run folder's
+// lock, crash-safe checkpoints in the staging folder, resumes and interrupts are described in
+// docs/running.md.
 #include <omp.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <ctime>
 #include <optional>
 
 #include "analysis/measure.hpp"
+#include "analysis/trajectory.hpp"
 #include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/run_guard.hpp"
+#include "cli/stop_signals.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
+#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
+#include "io/available_memory.hpp"
 #include "io/io_error.hpp"
 #include "io/run_folder.hpp"
+#include "io/stale_staging.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "train/checkpoint.hpp"
+#include "train/resource_estimate.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::cli {
@@ -29,17 +37,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::atomic<bool> stop_requested{false};
-
-// First SIGINT/SIGTERM: stop at the next step boundary and save a checkpoint. A second one
-// ends the process at once.
-extern "C" void request_stop(int signal_number) {
-  if (stop_requested.exchange(true)) {
-    std::signal(signal_number, SIG_DFL);
-    std::raise(signal_number);
-  }
-}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -56,11 +53,24 @@ std::unique_ptr<io::RunFolder> open_run_folder(const fs::path& path, bool force)
   }
 }
 
+// The folder's manifest.json; an empty object when there is none (or it does not parse).
+json read_manifest(const fs::path& folder) {
+  if (!fs::is_regular_file(folder / "manifest.json")) return json::object();
+  const json manifest = json::parse(io::read_file(folder / "manifest.json"), nullptr, false);
+  return manifest.is_object() ? manifest : json::object();
+}
+
 // "complete", "interrupted" or "diverged" from a run folder's manifest; "" when there is none.
 std::string run_status(const fs::path& run) {
-  if (!fs::is_regular_file(run / "manifest.json")) return "";
-  const json manifest = json::parse(io::read_file(run / "manifest.json"), nullptr, false);
-  return manifest.is_object() ? manifest.value("status", std::string()) : "";
+  return read_manifest(run).value("status", std::string());
+}
+
+// The settings that decide a run's results: all of the resolved config except
+// train.checkpoint_every, which only decides when checkpoints are written.
+json result_settings(const config::Config& config) {
+  json settings = config::to_json(config);
+  settings["train"].erase("checkpoint_every");
+  return settings;
 }
 
 // The run's config: the file, then --set and --seed, then with --data the data's seed from the
@@ -75,71 +85,137 @@ config::Config load_run_config(const std::string& config_path,
   return config::load_config(config_path, overrides, fallbacks);
 }
 
-// What --resume needs from an interrupted run folder.
-struct ResumePoint {
+// A checkpoint to resume from: an interrupted run folder's, or the last one a killed process
+// left in its staging folder.
+struct ResumeSource {
+  fs::path folder;
+  bool crashed = false;  // a dead process's staging folder
   config::Config config;
-  std::string data_dir;
+  json manifest;
   train::TrainingState state;
 };
 
-ResumePoint read_resume_point(const fs::path& run, const TrainArguments& arguments) {
+ResumeSource read_interrupted_run(const fs::path& run) {
   const fs::path manifest_path = run / "manifest.json", checkpoint = run / "checkpoint.bin";
   if (!fs::is_regular_file(manifest_path))
     throw BadInput(
         run.string() +
         " is not a run folder (no manifest.json); --resume takes the folder of an interrupted run");
-  const json manifest = json::parse(io::read_file(manifest_path), nullptr, false);
-  const std::string status =
-      manifest.is_object() ? manifest.value("status", std::string("?")) : "?";
+  ResumeSource source;
+  source.folder = run;
+  source.manifest = read_manifest(run);
+  const std::string status = source.manifest.value("status", std::string("?"));
   if (status != "interrupted" || !fs::is_regular_file(checkpoint))
     throw BadInput(run.string() + " is " + status +
                    ", not an interrupted run with a checkpoint; nothing to resume");
-  ResumePoint point;
-  point.config = config::load_config(run / "config.json");
-  point.data_dir = manifest.value("data_dir", std::string());
-  if (!arguments.config_path.empty()) {
-    const config::Config given =
-        load_run_config(arguments.config_path, arguments.overrides,
-                        arguments.data_dir.empty() ? point.data_dir : arguments.data_dir);
-    if (config::to_json(given) != config::to_json(point.config))
-      throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
-                     (run / "config.json").string() +
-                     "; resume with the same settings, or give only --resume");
-  } else if (!arguments.overrides.empty()) {
-    throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
-                   run.string());
-  }
+  source.config = config::load_config(run / "config.json");
   try {
-    point.state = train::read_checkpoint(checkpoint);
+    source.state = train::read_checkpoint(checkpoint);
   } catch (const io::IoError& error) {
     throw BadInput(error.what());  // a damaged checkpoint is input the user must replace
   }
-  return point;
+  return source;
 }
 
-json manifest_json(const config::Config& config, const train::TrainResult& training,
-                   double wall_seconds, const TrainArguments& arguments,
-                   const std::string& data_dir) {
-  char host[256] = "unknown";
-  gethostname(host, sizeof host - 1);
-  json manifest = {{"ufl_version", kVersion},
-                   {"git_commit", kGitCommit},
-                   {"status", train::status_name(training.status)},
-                   {"complete", training.status == train::TrainStatus::kComplete},
-                   {"seed", config.seed},
-                   {"threads", omp_get_max_threads()},
-                   {"steps_done", training.steps_done},
-                   {"steps", config.train.steps},
-                   {"train_seconds", training.seconds},
-                   {"wall_seconds", wall_seconds},
-                   {"steps_per_second", training.steps_per_second},
-                   {"finished_at", utc_now()},
-                   {"host", host},
-                   {"command", arguments.command_line},
-                   {"data_dir", data_dir},
-                   {"kernels", training.kernels}};
+// The checkpoint in a dead process's staging folder, if it holds a usable one.
+std::optional<ResumeSource> read_crashed_run(const io::StaleStaging& staging) {
+  const fs::path checkpoint = staging.path / "checkpoint.bin";
+  if (!fs::is_regular_file(checkpoint) || !fs::is_regular_file(staging.path / "config.json"))
+    return std::nullopt;
+  try {
+    ResumeSource source;
+    source.folder = staging.path;
+    source.crashed = true;
+    source.manifest = read_manifest(staging.path);
+    source.config = config::load_config(staging.path / "config.json");
+    source.state = train::read_checkpoint(checkpoint);
+    return source;
+  } catch (const std::exception& error) {
+    spdlog::warn("ignoring {}: {}", checkpoint.string(), error.what());
+    return std::nullopt;
+  }
+}
+
+// The most advanced checkpoint among the crashed staging folders.
+std::optional<ResumeSource> best_crashed_run(const std::vector<io::StaleStaging>& stale) {
+  std::optional<ResumeSource> best;
+  for (const io::StaleStaging& staging : stale)
+    if (auto source = read_crashed_run(staging))
+      if (!best || source->state.steps_done > best->state.steps_done) best = std::move(source);
+  return best;
+}
+
+// The list of invocations that made the run (manifest "invocations"): the source's, then ours.
+json invocations(const std::optional<ResumeSource>& source, const std::string& command_line) {
+  json list = json::array();
+  if (source) {
+    const json& manifest = source->manifest;
+    if (manifest.contains("invocations") && manifest["invocations"].is_array())
+      list = manifest["invocations"];
+    else if (manifest.contains("command"))  // a run written before invocations were recorded
+      list.push_back({{"command", manifest["command"]}});
+  }
+  json ours = {{"command", command_line},
+               {"started_at", utc_now()},
+               {"pid", ::getpid()},
+               {"host", io::host_name()}};
+  if (source) ours["resumed_from_step"] = source->state.steps_done;
+  list.push_back(ours);
+  return list;
+}
+
+struct RunRecord {
+  config::Config config;
+  std::string data_dir;
+  json invocations;
+  std::string started_at;
+};
+
+json manifest_json(const RunRecord& run, const std::string& status) {
+  return {{"ufl_version", kVersion},
+          {"git_commit", kGitCommit},
+          {"status", status},
+          {"complete", status == "complete"},
+          {"seed", run.config.seed},
+          {"threads", omp_get_max_threads()},
+          {"steps", run.config.train.steps},
+          {"host", io::host_name()},
+          {"pid", ::getpid()},
+          {"command", run.invocations.front().value("command", std::string())},
+          {"invocations", run.invocations},
+          {"data_dir", run.data_dir}};
+}
+
+json finished_manifest(const RunRecord& run, const train::TrainResult& training,
+                       double wall_seconds) {
+  json manifest = manifest_json(run, train::status_name(training.status));
+  manifest["steps_done"] = training.steps_done;
+  manifest["train_seconds"] = training.seconds;
+  manifest["wall_seconds"] = wall_seconds;
+  manifest["steps_per_second"] = training.steps_per_second;
+  manifest["trajectory_seconds"] = training.probe_seconds;
+  manifest["kernels"] = training.kernels;  // per layer: the kernel that computed it
+  manifest["finished_at"] = utc_now();
   if (!training.message.empty()) manifest["error"] = training.message;
   return manifest;
+}
+
+// Refuses a run that does not fit in memory (exit 2, before anything large is allocated) and
+// prints the estimate.
+void check_resources(const config::Config& config, bool from_files, bool quiet) {
+  const train::ResourceEstimate estimate = train::estimate_resources(
+      config.dataset, config.layer, config.model, config.train, omp_get_max_threads(), from_files);
+  const io::AvailableMemory memory = io::available_memory();
+  if (memory.usable() >= 0 && estimate.peak_bytes > memory.usable())
+    throw BadInput("this run needs about " + estimate.memory_text() + "; more than the " +
+                   memory.describe() + " available; lower " + estimate.keys_to_lower());
+  if (quiet) return;
+  spdlog::info("memory: about {} of {} available", estimate.memory_text(),
+               memory.usable() < 0 ? std::string("?") : io::format_bytes(memory.usable()));
+  spdlog::info("time: {}", estimate.time_text(config.train.steps));
+  if (memory.usable() >= 0 && estimate.peak_bytes > 0.8 * memory.usable())
+    spdlog::warn("this run needs {} of the {} available", io::format_bytes(estimate.peak_bytes),
+                 io::format_bytes(memory.usable()));
 }
 
 }  // namespace
@@ -147,100 +223,193 @@ json manifest_json(const config::Config& config, const train::TrainResult& train
 int run_train(const TrainArguments& arguments) {
   return report_errors([&] {
     const auto wall_start = std::chrono::steady_clock::now();
-    std::optional<ResumePoint> resume;
-    config::Config config;
+    StopSignals signals;
+
+    // The run folder and, unless resuming a folder, the config.
+    const bool resume_given = !arguments.resume.empty();
+    std::optional<config::Config> given;
     fs::path out;
-    std::string data_dir = arguments.data_dir;
-    std::string resume_dir = arguments.resume;
-    if (arguments.continue_run && resume_dir.empty()) {
-      if (arguments.config_path.empty()) throw BadInput("--continue needs a CONFIG file");
-      config = load_run_config(arguments.config_path, arguments.overrides, data_dir);
-      out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
-      const std::string status = run_status(out);
-      if (!status.empty() &&
-          config::to_json(config) != config::to_json(config::load_config(out / "config.json")))
+    if (resume_given) {
+      out = arguments.resume;
+      if (!arguments.config_path.empty()) {
+        // The data folder is the one given, else the one the interrupted run recorded.
+        std::string data_dir = arguments.data_dir;
+        if (data_dir.empty()) data_dir = read_manifest(out).value("data_dir", std::string());
+        given = load_run_config(arguments.config_path, arguments.overrides, data_dir);
+      } else if (!arguments.overrides.empty())
+        throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
+                       out.string());
+    } else {
+      if (arguments.config_path.empty())
+        throw BadInput(arguments.continue_run
+                           ? "--continue needs a CONFIG file"
+                           : "ufl train needs a CONFIG file (or --resume RUN_DIR)");
+      given = load_run_config(arguments.config_path, arguments.overrides, arguments.data_dir);
+      out = arguments.out.empty() ? fs::path("results") / given->name : fs::path(arguments.out);
+    }
+
+    // One process per run folder; then what earlier runs left there.
+    const RunGuard guard(out);
+    const std::string status = run_status(out);
+    std::optional<ResumeSource> crashed = best_crashed_run(guard.stale());
+    std::optional<ResumeSource> source;
+    if (resume_given) {
+      if (status == "interrupted" || !crashed) source = read_interrupted_run(out);
+      if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
+        source = std::move(crashed);
+      if (given && result_settings(*given) != result_settings(source->config))
+        throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
+                       (source->folder / "config.json").string() +
+                       "; resume with the same settings, or give only --resume");
+    } else if (arguments.continue_run) {
+      const fs::path settings_file = !status.empty() ? out / "config.json"
+                                     : crashed       ? crashed->folder / "config.json"
+                                                     : fs::path();
+      if (!settings_file.empty() &&
+          result_settings(*given) != result_settings(config::load_config(settings_file)))
         throw BadInput(out.string() + " holds a run with other settings; choose another --out");
       if (status == "complete") {
+        guard.remove_stale();
         spdlog::info("{} is complete; nothing to do", out.string());
         return int(kSuccess);
       }
       if (status == "diverged")
         throw train::Diverged(out.string() + " diverged before; see its manifest.json");
-      if (status == "interrupted") resume_dir = out.string();
+      if (status == "interrupted") source = read_interrupted_run(out);
+      if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
+        source = std::move(crashed);
+    } else if (crashed && !arguments.force) {
+      throw BadInput("a run of " + out.string() + " killed at step " +
+                     std::to_string(crashed->state.steps_done) + " left a checkpoint in " +
+                     crashed->folder.string() +
+                     "; resume it with --continue, or pass --force to start over");
     }
-    if (!resume_dir.empty()) {
-      resume = read_resume_point(resume_dir, arguments);
-      config = resume->config;
-      out = resume_dir;
-      if (data_dir.empty()) data_dir = resume->data_dir;
-    } else {
-      if (arguments.config_path.empty())
-        throw BadInput("ufl train needs a CONFIG file (or --resume RUN_DIR)");
-      config = load_run_config(arguments.config_path, arguments.overrides, data_dir);
-      out = arguments.out.empty() ? fs::path("results") / config.name : fs::path(arguments.out);
-    }
-    // Resuming replaces the interrupted folder with the finished one.
-    auto folder = open_run_folder(out, arguments.force || resume.has_value());
+
+    RunRecord record;
+    record.config = source ? source->config : *given;
+    const config::Config& config = record.config;
+    record.data_dir = arguments.data_dir;
+    if (record.data_dir.empty() && source) record.data_dir = source->manifest.value("data_dir", "");
+    record.invocations = invocations(source, arguments.command_line);
+    check_resources(config, !record.data_dir.empty(), arguments.quiet);
+
+    // The staging folder holds the run's config, a "running" manifest and its checkpoints
+    // until the run is written; a killed process leaves it for --continue.
+    auto folder = open_run_folder(out, arguments.force || source.has_value());
+    const fs::path& staging = folder->staging();
+    results::write_json(staging / "config.json", config::to_json(config));
+    results::write_json(staging / "manifest.json", manifest_json(record, "running"));
+    std::atomic<int> checkpoint_step{-1};
+    const bool resuming = source.has_value();
+    signals.on_emergency([&] {
+      // Stopped inside a computation that cannot check the request: the staging folder stays
+      // for --continue when it holds a checkpoint, and goes when it does not.
+      const int step = checkpoint_step.load();
+      if (step < 0) {
+        std::error_code ignored;
+        fs::remove_all(staging, ignored);
+        std::fprintf(stderr, resuming ? "ufl: interrupted; the run is as it was before\n"
+                                      : "ufl: interrupted before the first checkpoint; nothing "
+                                        "kept\n");
+      } else {
+        std::fprintf(stderr,
+                     "ufl: interrupted; the checkpoint of step %d is kept in %s: resume with "
+                     "ufl train --resume %s\n",
+                     step, staging.c_str(), out.c_str());
+      }
+    });
 
     // The data follow dataset.seed; the initialisation and the minibatches follow seed.
     const data::Dataset dataset =
-        data_dir.empty() ? data::generate(config.dataset, config.dataset_seed)
-                         : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
-                                              config::to_json(config)["dataset"]);
+        record.data_dir.empty()
+            ? data::generate(config.dataset, config.dataset_seed)
+            : data::load_dataset(record.data_dir, config.dataset, config.dataset_seed,
+                                 config::to_json(config)["dataset"]);
     // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
-    if (!data_dir.empty()) data_dir = fs::absolute(data_dir).lexically_normal().string();
+    if (!record.data_dir.empty())
+      record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
     model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
     model::initialize(model, config.seed);
+    analysis::ScoreTrajectory trajectory(dataset);
+
+    // From here the staging folder holds the resume point, so the leftovers can go.
+    if (source) {
+      train::write_checkpoint(staging / "checkpoint.bin", source->state);
+      checkpoint_step = source->state.steps_done;
+    }
+    guard.remove_stale();
 
     const int threads = omp_get_max_threads();
     spdlog::info(
         "train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}", config.name,
         config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
         config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
-        resume ? " (resuming after step " + std::to_string(resume->state.steps_done) + ")" : "");
+        source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
 
-    stop_requested.store(false);
-    std::signal(SIGINT, request_stop);
-    std::signal(SIGTERM, request_stop);
     train::TrainOptions options;
     options.quiet = arguments.quiet;
-    options.stop_requested = &stop_requested;
-    if (resume) options.resume_from = &resume->state;
+    options.stop_requested = interrupt::stop_flag();
+    if (source) options.resume_from = &source->state;
+    options.probe = &trajectory;
+    options.on_checkpoint = [&](const train::TrainingState& state) {
+      train::write_checkpoint(staging / "checkpoint.bin", state);
+      checkpoint_step = state.steps_done;
+    };
     const train::TrainResult training =
         train::train_model(config.train, config.seed, dataset, model, options);
+    // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
+    if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
 
-    const fs::path& staging = folder->staging();
-    results::write_json(staging / "config.json", config::to_json(config));
     results::write_loss_curve(staging, training.curve);
-    auto finish = [&] {
+    results::write_trajectory(staging, trajectory.columns(), training.probe_rows);
+    auto finish = [&](const train::TrainResult& result) {
       const double wall_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       results::write_json(staging / "manifest.json",
-                          manifest_json(config, training, wall_seconds, arguments, data_dir));
+                          finished_manifest(record, result, wall_seconds));
       folder->commit();
       return wall_seconds;
     };
     if (training.status == train::TrainStatus::kDiverged) {
-      finish();
+      finish(training);
       throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
     }
-
-    analysis::RunAnalysis analysis = analysis::analyze_model(dataset, model, config.analysis);
-    analysis.metrics["name"] = config.name;
-    analysis.metrics["seed"] = config.seed;
-    analysis.metrics["complete"] = training.status == train::TrainStatus::kComplete;
-    analysis.metrics["steps_done"] = training.steps_done;
     results::write_parameters(staging, model);
-    results::write_analysis(staging, analysis);
-    if (training.status == train::TrainStatus::kInterrupted) {
-      train::write_checkpoint(staging / "checkpoint.bin", training.state);
-      finish();
-      spdlog::warn("interrupted after step {}/{}; checkpoint and metrics so far in {}",
-                   training.steps_done, config.train.steps, out.string());
+    // An interrupted run keeps its state at the last step boundary and no fresh measurements:
+    // metrics.json says only how far it got (docs/running.md).
+    auto write_interrupted = [&](train::TrainResult result) {
+      interrupt::acknowledge_stop();
+      result.status = train::TrainStatus::kInterrupted;
+      train::write_checkpoint(staging / "checkpoint.bin", result.state);
+      results::write_json(staging / "metrics.json", {{"name", config.name},
+                                                     {"seed", config.seed},
+                                                     {"complete", false},
+                                                     {"steps_done", result.steps_done}});
+      finish(result);
+      spdlog::warn("interrupted after step {}/{}; checkpoint in {}", result.steps_done,
+                   config.train.steps, out.string());
       spdlog::warn("continue with: ufl train --resume {}", out.string());
       return int(kInterrupted);
+    };
+    if (training.status == train::TrainStatus::kInterrupted) return write_interrupted(training);
+
+    // The analysis can take long at large n: until it is written, the staging folder holds the
+    // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
+    train::write_checkpoint(staging / "checkpoint.bin", training.state);
+    checkpoint_step = training.steps_done;
+    analysis::RunAnalysis analysis;
+    try {
+      analysis = analysis::analyze_model(dataset, model, config.analysis);
+    } catch (const interrupt::Interrupted&) {
+      return write_interrupted(training);
     }
-    const double wall_seconds = finish();
+    analysis.metrics["name"] = config.name;
+    analysis.metrics["seed"] = config.seed;
+    analysis.metrics["complete"] = true;
+    analysis.metrics["steps_done"] = training.steps_done;
+    results::write_analysis(staging, analysis);
+    fs::remove(staging / "checkpoint.bin");
+    const double wall_seconds = finish(training);
 
     const auto& metrics = analysis.metrics;
     spdlog::info(

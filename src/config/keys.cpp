@@ -207,6 +207,10 @@ std::vector<Key> build_table() {
       Entry<int>("train.eval_every", &Config::train, &train::TrainConfig::eval_every,
                  "steps between test-set evaluations (the test_mse column of loss.csv)")
           .rule("an integer ≥ 1", at_least(1)),
+      Entry<int>("train.checkpoint_every", &Config::train, &train::TrainConfig::checkpoint_every,
+                 "steps between checkpoints a killed run resumes from (--continue); 0: about "
+                 "once a minute of training; never changes results")
+          .rule("an integer ≥ 0", at_least(0)),
       Entry<double>("analysis.iota_min", &Config::analysis, &analysis::AnalysisConfig::iota_min,
                     "verdict: attention needs input dependence ι ≥ iota_min")
           .rule("a number in [0, 1]", unit_interval()),

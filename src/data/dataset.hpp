@@ -39,7 +39,8 @@ struct Dataset {
 };
 
 // Generates train and test sets from the spec and seed (deterministic, any platform).
-// Throws std::invalid_argument for a spec that cannot be generated.
+// Throws std::invalid_argument for a spec that cannot be generated, interrupt::Interrupted when a
+// stop is requested meanwhile (checked between samples).
 Dataset generate(const DatasetConfig& spec, std::uint64_t seed);
 
 // M_fix = Γ(Γ+σ²I)⁻¹.

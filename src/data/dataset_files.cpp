@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "data/registry.hpp"
+#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/npy.hpp"
@@ -16,7 +17,10 @@ void save_set(const std::filesystem::path& folder, const std::string& prefix,
               const SampleSet& set) {
   const std::vector<std::size_t> shape = {std::size_t(set.count), std::size_t(set.n),
                                           std::size_t(set.d)};
+  // A stop request (Ctrl-C) is honoured between files; the caller removes the folder.
+  interrupt::throw_if_stop_requested("saving the dataset");
   io::write_npy(folder / (prefix + "_inputs.npy"), set.inputs.data(), shape);
+  interrupt::throw_if_stop_requested("saving the dataset");
   io::write_npy(folder / (prefix + "_targets.npy"), set.targets.data(), shape);
   if (!set.partners.empty())
     io::write_npy(folder / (prefix + "_partners.npy"), set.partners.data(),

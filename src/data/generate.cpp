@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "data/registry.hpp"
+#include "interrupt/stop_request.hpp"
 
 namespace ufl::data {
 namespace {
@@ -25,6 +26,7 @@ SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDr
   std::vector<double> clean(sample_size);
   std::vector<std::int32_t> partners(spec.n, -1);
   for (int sample = 0; sample < count; ++sample) {
+    interrupt::throw_if_stop_requested("data generation");
     draw_signal(rng, clean.data(), partners.data());
     const size_t offset = sample * sample_size;
     for (size_t element = 0; element < sample_size; ++element) {
@@ -53,9 +55,11 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
     Rng structure_rng(seed, Stream::kDatasetStructure);
     kind.draw_structure(dataset, structure_rng);
   }
+  interrupt::throw_if_stop_requested("data generation");
   dataset.covariance = kind.covariance(dataset);
   dataset.fixed_operator = wiener_operator(dataset.covariance, spec.noise);
 
+  interrupt::throw_if_stop_requested("data generation");
   const SignalDrawer draw_signal = kind.signal_drawer(dataset);
   dataset.train = draw_set(spec, spec.train_size, Rng(seed, Stream::kTrainSamples), draw_signal,
                            kind.has_partners);

@@ -4,19 +4,16 @@
 #include <cstring>
 #include <vector>
 
+#include "interrupt/stop_request.hpp"
 #include "tape/parallel.hpp"
 
 namespace ufl::model {
-namespace {
-
 // Chunk so that one n×n activation of the chunk stays near 4M floats.
-int chunk_size(int n, int max_samples) {
+int Evaluator::chunk_size(int n, int max_samples) {
   const long long per_sample = static_cast<long long>(n) * n;
   const long long fits = std::max<long long>(1, (4LL << 20) / per_sample);
   return static_cast<int>(std::min<long long>({fits, 256, std::max(1, max_samples)}));
 }
-
-}  // namespace
 
 Evaluator::Evaluator(Model<float>& model, int max_samples)
     : model_(model), chunk_(chunk_size(model.n, max_samples)) {
@@ -36,10 +33,24 @@ int Evaluator::run_chunk(const data::SampleSet& set, int first) {
   return count;
 }
 
-double Evaluator::mse(const data::SampleSet& set) {
+SampleOutputs Evaluator::outputs_of(int first, int s) const {
+  auto sample_of = [&](Var var) -> const float* {
+    return var.valid() ? tape_.value(var).sample(s) : nullptr;
+  };
+  SampleOutputs outputs{first + s, {}, tape_.value(graph_.y).sample(s)};
+  for (const LayerGraph<float>& layer : graph_.layers)
+    outputs.layers.push_back(LayerOutputs{sample_of(layer.branch.M), sample_of(layer.branch.U),
+                                          sample_of(layer.branch.V), sample_of(layer.output)});
+  return outputs;
+}
+
+double Evaluator::mse(const data::SampleSet& set, int observed,
+                      const std::function<void(const SampleOutputs&)>& observe) {
   std::vector<double> per_sample(set.count, 0.0);
   const std::size_t sample_size = static_cast<std::size_t>(set.n) * set.d;
   for (int first = 0; first < set.count; first += chunk_) {
+    // A stop request leaves the pass incomplete; the caller checks it and discards the result.
+    if (interrupt::stop_requested()) break;
     const int count = run_chunk(set, first);
     const auto y = tape_.value(graph_.y);
     ufl::for_each_sample(count, [&](int s) {
@@ -52,6 +63,8 @@ double Evaluator::mse(const data::SampleSet& set) {
       }
       per_sample[first + s] = total;
     });
+    if (observe)
+      for (int s = 0; s < count && first + s < observed; ++s) observe(outputs_of(first, s));
   }
   double total = 0;
   for (double value : per_sample) total += value;
@@ -61,18 +74,9 @@ double Evaluator::mse(const data::SampleSet& set) {
 void Evaluator::for_each_sample(const data::SampleSet& set,
                                 const std::function<void(const SampleOutputs&)>& visit) {
   for (int first = 0; first < set.count; first += chunk_) {
+    if (interrupt::stop_requested()) return;  // incomplete; the caller checks and gives up
     const int count = run_chunk(set, first);
-    auto sample_of = [&](Var var, int s) -> const float* {
-      return var.valid() ? tape_.value(var).sample(s) : nullptr;
-    };
-    for (int s = 0; s < count; ++s) {
-      SampleOutputs outputs{first + s, {}, tape_.value(graph_.y).sample(s)};
-      for (const LayerGraph<float>& layer : graph_.layers)
-        outputs.layers.push_back(
-            LayerOutputs{sample_of(layer.branch.M, s), sample_of(layer.branch.U, s),
-                         sample_of(layer.branch.V, s), sample_of(layer.output, s)});
-      visit(outputs);
-    }
+    for (int s = 0; s < count; ++s) visit(outputs_of(first, s));
   }
 }
 

@@ -2,7 +2,8 @@
 // Forward-only passes of the model over a whole sample set, in chunks, sharing the parameters
 // with the training tape (the composite graph, which exposes every layer's M, U and V). The
 // per-sample squared errors are summed in sample order, so the test MSE does not depend on the
-// thread count.
+// thread count. After a stop request (interrupt/stop_request.hpp) a pass returns early and
+// incomplete; its caller checks the request and discards the result.
 #include <functional>
 #include <vector>
 
@@ -28,14 +29,23 @@ struct SampleOutputs {
 class Evaluator {
  public:
   Evaluator(Model<float>& model, int max_samples);
-  // Mean over all elements of (Y − C)².
-  double mse(const data::SampleSet& set);
+  // Mean over all elements of (Y − C)². `observe`, when given, sees the outputs of the first
+  // `observed` samples, in order, from the same pass (the trainer's score trajectory).
+  double mse(const data::SampleSet& set, int observed = 0,
+             const std::function<void(const SampleOutputs&)>& observe = {});
   // Calls `visit` for every sample in order, after computing its outputs.
   void for_each_sample(const data::SampleSet& set,
                        const std::function<void(const SampleOutputs&)>& visit);
 
+  // Samples per forward pass, and the bytes of the pass's tape (the memory estimate's check).
+  static int chunk_size(int n, int max_samples);
+  int chunk() const { return chunk_; }
+  std::size_t arena_bytes() const { return tape_.arena_bytes(); }
+
  private:
   int run_chunk(const data::SampleSet& set, int first);
+  // Sample s of the chunk that starts at `first`, after run_chunk.
+  SampleOutputs outputs_of(int first, int s) const;
 
   Model<float>& model_;
   int chunk_;

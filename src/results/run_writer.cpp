@@ -59,6 +59,27 @@ void write_loss_curve(const std::filesystem::path& folder,
   io::write_file_atomic(folder / "loss.csv", csv.str());
 }
 
+void write_trajectory(const std::filesystem::path& folder, const std::vector<std::string>& columns,
+                      const std::vector<train::ProbeRow>& rows) {
+  std::ostringstream csv;
+  csv << "step";
+  for (const std::string& column : columns) csv << ',' << column;
+  csv << '\n';
+  char text[64];
+  for (const train::ProbeRow& row : rows) {
+    csv << row.step;
+    for (double value : row.values) {
+      csv << ',';
+      if (!std::isnan(value)) {
+        std::snprintf(text, sizeof text, "%.9g", value);
+        csv << text;
+      }
+    }
+    csv << '\n';
+  }
+  io::write_file_atomic(folder / "trajectory.csv", csv.str());
+}
+
 void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis) {
   for (const analysis::NamedArray& array : analysis.arrays) {
     const auto path = folder / (array.name + ".npy");

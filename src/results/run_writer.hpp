@@ -21,6 +21,11 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
 void write_loss_curve(const std::filesystem::path& folder,
                       const std::vector<train::LossPoint>& curve);
 
+// trajectory.csv: step and the probe's columns (train/evaluation_probe.hpp), one row per
+// evaluation; NaN values are written empty.
+void write_trajectory(const std::filesystem::path& folder, const std::vector<std::string>& columns,
+                      const std::vector<train::ProbeRow>& rows);
+
 // metrics.json and one .npy per analysis array.
 void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis);
 

@@ -11,7 +11,8 @@
 // that loop; batch reductions (the loss) are finished after it (the epilogue). Gradients of
 // shared operands are accumulated per group, in sample order, into scratch and then summed over
 // the groups in fixed order, so results are bit-identical at any thread count. Each op has
-// forward and backward kernels side by side in tape/ops/.
+// forward and backward kernels side by side in tape/ops/. A stop request leaves a pass
+// incomplete (see for_each_group); its caller checks interrupt::stop_requested() and discards it.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "interrupt/stop_request.hpp"
 #include "tape/parallel.hpp"
 #include "tensor/tensor.hpp"
 
@@ -301,12 +303,17 @@ class Tape {
     groups_ = (batch_ + group_size_ - 1) / group_size_;
   }
 
-  // body(b) for every sample: groups in parallel, each group's samples in order.
+  // body(b) for every sample: groups in parallel, each group's samples in order. After a stop
+  // request (interrupt/stop_request.hpp) the remaining samples are skipped: the pass is left
+  // incomplete and its caller discards it.
   template <class Body>
   void for_each_group(Body&& body) {
     for_each_sample(groups_, [&](int group) {
       const int end = std::min(batch_, (group + 1) * group_size_);
-      for (int b = group * group_size_; b < end; ++b) body(b);
+      for (int b = group * group_size_; b < end; ++b) {
+        if (interrupt::stop_requested()) return;
+        body(b);
+      }
     });
   }
 

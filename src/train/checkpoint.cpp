@@ -10,7 +10,7 @@ namespace ufl::train {
 namespace {
 
 constexpr char kMagic[8] = {'U', 'F', 'L', 'C', 'K', 'P', 'T', '1'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 1: without the probe rows
 
 std::uint64_t fnv1a(std::string_view bytes) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
@@ -93,6 +93,12 @@ std::string encode_checkpoint(const TrainingState& state) {
       payload.value(x);
   }
   payload.value(state.train_seconds);
+  payload.value<std::uint64_t>(state.probe_rows.size());
+  for (const ProbeRow& row : state.probe_rows) {
+    payload.value<std::int32_t>(row.step);
+    payload.array(row.values);
+  }
+  payload.value(state.probe_seconds);
 
   Writer file;
   file.bytes().append(kMagic, sizeof kMagic);
@@ -113,8 +119,8 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
   std::uint64_t length, checksum;
   std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
   std::memcpy(&length, bytes.data() + sizeof kMagic + sizeof version, sizeof length);
-  if (version != kVersion)
-    header.fail("format version " + std::to_string(version) + ", expected 1");
+  if (version != 1 && version != kVersion)
+    header.fail("format version " + std::to_string(version) + ", expected 1 or 2");
   if (length != bytes.size() - header_size - sizeof checksum) header.fail("truncated or padded");
   const std::string_view payload = bytes.substr(header_size, length);
   std::memcpy(&checksum, bytes.data() + header_size + length, sizeof checksum);
@@ -147,7 +153,18 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
     state.curve.push_back(point);
   }
   state.train_seconds = reader.value<double>();
-  if (!reader.done()) reader.fail("unexpected bytes after the loss curve");
+  if (version >= 2) {
+    const auto rows = reader.value<std::uint64_t>();
+    if (rows > state.curve.size()) reader.fail("more probe rows than steps");
+    for (std::uint64_t k = 0; k < rows; ++k) {
+      ProbeRow row;
+      row.step = reader.value<std::int32_t>();
+      row.values = reader.array<double>();
+      state.probe_rows.push_back(std::move(row));
+    }
+    state.probe_seconds = reader.value<double>();
+  }
+  if (!reader.done()) reader.fail("unexpected bytes after the last field");
   // Consistency a corrupt-but-checksummed file could still break.
   if (state.steps_done < 0 || state.curve.size() != std::size_t(state.steps_done) ||
       state.adam_steps != state.steps_done || state.first_moment.size() != state.params.size() ||

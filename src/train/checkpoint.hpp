@@ -5,7 +5,9 @@
 //
 // File format (little-endian): the 8 bytes "UFLCKPT1", a u32 format version, a u64 payload
 // length, the payload, and the payload's 64-bit FNV-1a checksum. The payload is a sequence of
-// fields each written as u64 element count + raw elements.
+// fields each written as u64 element count + raw elements. Version 2 adds, after train_seconds,
+// the evaluation probe's rows (the score trajectory) and its seconds; version 1 files are still
+// read (with no rows).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "data/rng.hpp"
 #include "train/loss_point.hpp"
+#include "train/probe_row.hpp"
 
 namespace ufl::train {
 
@@ -27,6 +30,8 @@ struct TrainingState {
   std::uint64_t sampler_position = 0;
   std::vector<LossPoint> curve;
   double train_seconds = 0;  // time spent before the interruption
+  std::vector<ProbeRow> probe_rows;
+  double probe_seconds = 0;  // of train_seconds, the time the probe took
 };
 
 std::string encode_checkpoint(const TrainingState& state);

@@ -22,6 +22,25 @@ class MinibatchSampler {
     return order_[position_++];
   }
 
+  // The sampler's state before `draws` more indices, so that an abandoned step can be undone
+  // (rewind). The order is copied only when those draws cross into a new epoch, which
+  // reshuffles it.
+  struct Bookmark {
+    data::RngState rng;
+    std::uint64_t position;
+    std::vector<std::int32_t> order;  // empty when the draws stay within the epoch
+  };
+  Bookmark bookmark(int draws) const {
+    Bookmark mark{rng_.state(), position_, {}};
+    if (position_ + std::uint64_t(draws) > order_.size()) mark.order = order_;
+    return mark;
+  }
+  void rewind(Bookmark mark) {
+    rng_.restore(mark.rng);
+    if (!mark.order.empty()) order_ = std::move(mark.order);
+    position_ = mark.position;
+  }
+
   data::RngState rng_state() const { return rng_.state(); }
   const std::vector<std::int32_t>& order() const { return order_; }
   std::uint64_t position() const { return position_; }

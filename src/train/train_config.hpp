@@ -10,6 +10,9 @@ struct TrainConfig {
   double lr_final = 1e-4;
   double ortho_weight = 0.01;
   int eval_every = 200;  // steps between test-set evaluations in loss.csv
+  // Steps between checkpoints in the staging folder (docs/running.md); 0: about once a minute
+  // of training. Checkpoints never change results.
+  int checkpoint_every = 0;
 };
 
 }  // namespace ufl::train

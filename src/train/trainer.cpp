@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "interrupt/stop_request.hpp"
 #include "model/evaluate.hpp"
 #include "model/loss.hpp"
 #include "train/adam.hpp"
 #include "train/minibatch_sampler.hpp"
+#include "train/resource_estimate.hpp"
 #include "train/schedule.hpp"
 
 namespace ufl::train {
@@ -23,15 +25,6 @@ std::string non_finite_parameter(const model::Parameters<float>& params) {
     for (std::size_t e = 0; e < slice.size(); ++e)
       if (!std::isfinite(params.values[slice.offset + e])) return slice.name;
   return "";
-}
-
-std::string format_duration(double seconds) {
-  char text[32];
-  if (seconds < 60)
-    std::snprintf(text, sizeof text, "%.1fs", seconds);
-  else
-    std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
-  return text;
 }
 
 double latest_test_mse(const std::vector<LossPoint>& curve) {
@@ -68,8 +61,11 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
   for (const auto& layer : graph.layers) result.kernels.push_back(layer.branch.kernel);
   Adam adam(params.values.size());
   MinibatchSampler sampler(dataset.train.count, seed);
+  auto stopping = [&options] {
+    return options.stop_requested != nullptr && options.stop_requested->load();
+  };
 
-  double seconds_before = 0;
+  double seconds_before = 0, probe_seconds_before = 0;
   if (const TrainingState* resume = options.resume_from) {
     if (resume->params.size() != params.values.size() ||
         resume->sampler_order.size() != std::size_t(dataset.train.count))
@@ -82,9 +78,69 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
     sampler.restore(resume->sampler_rng, resume->sampler_order, resume->sampler_position);
     result.curve = resume->curve;
     result.steps_done = resume->steps_done;
+    result.probe_rows = resume->probe_rows;
     seconds_before = resume->train_seconds;
+    probe_seconds_before = resume->probe_seconds;
   }
   result.curve.reserve(settings.steps);
+
+  const auto start = Clock::now();
+  double probe_seconds_now = 0;
+  // The state at the current step boundary (the parameters, Adam and the sampler are only
+  // changed once a step is certain to complete).
+  auto capture_state = [&] {
+    TrainingState state;
+    state.steps_done = result.steps_done;
+    state.params = params.values;
+    state.first_moment = adam.first_moment;
+    state.second_moment = adam.second_moment;
+    state.adam_steps = adam.step_count;
+    state.sampler_rng = sampler.rng_state();
+    state.sampler_order = sampler.order();
+    state.sampler_position = sampler.position();
+    state.curve = result.curve;
+    state.train_seconds =
+        seconds_before + std::chrono::duration<double>(Clock::now() - start).count();
+    state.probe_rows = result.probe_rows;
+    state.probe_seconds = probe_seconds_before + probe_seconds_now;
+    return state;
+  };
+  // The test MSE of `point` (and the probe's row). False when a stop request cut it short: the
+  // point keeps no test MSE, and a resume evaluates it again (the parameters are the same).
+  auto evaluate = [&](LossPoint& point) {
+    train::EvaluationProbe* probe = options.probe;
+    double observe_seconds = 0;
+    std::function<void(const model::SampleOutputs&)> observe;
+    if (probe != nullptr) {
+      probe->begin();
+      observe = [&](const model::SampleOutputs& outputs) {
+        const auto before = Clock::now();
+        probe->observe(outputs);
+        observe_seconds += std::chrono::duration<double>(Clock::now() - before).count();
+      };
+    }
+    const double mse =
+        evaluator.mse(dataset.test, probe != nullptr ? probe->sample_count() : 0, observe);
+    if (stopping() || interrupt::stop_requested()) return false;
+    if (probe != nullptr) {
+      const auto before = Clock::now();
+      std::vector<double> values = probe->finish(model);
+      probe_seconds_now +=
+          observe_seconds + std::chrono::duration<double>(Clock::now() - before).count();
+      if (stopping() || interrupt::stop_requested()) return false;
+      result.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
+    }
+    point.test_mse = mse;
+    return true;
+  };
+  auto due_for_evaluation = [&](int step) {
+    return step % settings.eval_every == 0 || step == settings.steps;
+  };
+
+  // A checkpoint taken while an evaluation was under way: evaluate that step first.
+  if (!result.curve.empty() && due_for_evaluation(result.curve.back().step) &&
+      std::isnan(result.curve.back().test_mse) && !evaluate(result.curve.back()))
+    result.status = TrainStatus::kInterrupted;
 
   const data::SampleSet& train_set = dataset.train;
   const std::size_t sample_bytes =
@@ -92,20 +148,32 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
   char* inputs = reinterpret_cast<char*>(tape.value(graph.x).data);
   char* targets = reinterpret_cast<char*>(tape.value(loss.target).data);
 
-  const auto start = Clock::now();
-  auto last_report = start;
+  auto last_report = start, last_checkpoint = start;
+  bool measured_reported = false;
   const int first_step = result.steps_done + 1;
-  for (int step = first_step; step <= settings.steps; ++step) {
-    if (options.stop_requested != nullptr && options.stop_requested->load()) {
+  for (int step = first_step; step <= settings.steps && result.status != TrainStatus::kInterrupted;
+       ++step) {
+    if (stopping()) {
       result.status = TrainStatus::kInterrupted;
       break;
     }
+    MinibatchSampler::Bookmark before_batch = sampler.bookmark(batch);
     for (int s = 0; s < batch; ++s) {
       const int index = sampler.next();
       std::memcpy(inputs + s * sample_bytes, train_set.input(index), sample_bytes);
       std::memcpy(targets + s * sample_bytes, train_set.target(index), sample_bytes);
     }
+    // A stop request abandons the step: its forward or backward pass is incomplete, and the
+    // parameters, Adam and the sampler go back to the last step boundary.
+    auto abandon_step = [&] {
+      sampler.rewind(std::move(before_batch));
+      result.status = TrainStatus::kInterrupted;
+    };
     tape.forward();
+    if (stopping() || interrupt::stop_requested()) {
+      abandon_step();
+      break;
+    }
     LossPoint point{step,
                     cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
                     tape.value(loss.loss).data[0], tape.value(loss.mse).data[0],
@@ -118,6 +186,10 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       break;
     }
     tape.backward(loss.loss);
+    if (stopping() || interrupt::stop_requested()) {
+      abandon_step();
+      break;
+    }
     adam.step(params.values.data(), params.grads.data(), point.learning_rate);
     if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
       result.status = TrainStatus::kDiverged;
@@ -127,45 +199,55 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       break;
     }
     const bool last = step == settings.steps;
-    if (step % settings.eval_every == 0 || last) point.test_mse = evaluator.mse(dataset.test);
+    const bool evaluated = !due_for_evaluation(step) || evaluate(point);
     result.curve.push_back(point);
     result.steps_done = step;
+    if (!evaluated) {
+      result.status = TrainStatus::kInterrupted;
+      break;
+    }
     if (options.after_step) options.after_step(step);
 
     const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    const int steps_now = step - first_step + 1;
+    const double rate = steps_now / std::max(elapsed, 1e-9);
+    if (!options.quiet && !measured_reported && !last && (steps_now >= 3 || elapsed >= 10)) {
+      measured_reported = true;
+      spdlog::info("measured {} per step over the first {} step{}: about {} left for {} steps",
+                   format_seconds(elapsed / steps_now), steps_now, steps_now == 1 ? "" : "s",
+                   format_seconds((settings.steps - step) / rate), settings.steps - step);
+    }
     if (!options.quiet &&
         (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
       last_report = now;
-      const double rate =
-          (step - first_step + 1) / std::chrono::duration<double>(now - start).count();
-      spdlog::info(
-          "step {:>6}/{}  loss {:.5f}  test_mse {:.5f}  lr {:.2e}  {:.0f} steps/s  left {}", step,
-          settings.steps, point.loss, latest_test_mse(result.curve), point.learning_rate, rate,
-          format_duration((settings.steps - step) / rate));
+      const double test_mse = latest_test_mse(result.curve);
+      // No test MSE before the first evaluation.
+      const std::string test_text =
+          std::isnan(test_mse) ? std::string() : fmt::format("  test_mse {:.5f}", test_mse);
+      spdlog::info("step {:>6}/{}  loss {:.5f}{}  lr {:.2e}  {:.0f} steps/s  left {}", step,
+                   settings.steps, point.loss, test_text, point.learning_rate, rate,
+                   format_seconds((settings.steps - step) / rate));
+    }
+    if (options.on_checkpoint && !last &&
+        (settings.checkpoint_every > 0
+             ? step % settings.checkpoint_every == 0
+             : std::chrono::duration<double>(now - last_checkpoint).count() >=
+                   options.checkpoint_seconds)) {
+      options.on_checkpoint(capture_state());
+      last_checkpoint = Clock::now();
     }
   }
   const double seconds_now = std::chrono::duration<double>(Clock::now() - start).count();
   result.seconds = seconds_before + seconds_now;
-  result.steps_per_second = (result.steps_done - first_step + 1) / std::max(seconds_now, 1e-9);
-  if (result.status != TrainStatus::kDiverged) {
-    // The last step already evaluated the test set unless training stopped early.
-    const bool evaluated = !result.curve.empty() && result.curve.back().step == result.steps_done &&
-                           !std::isnan(result.curve.back().test_mse);
-    result.final_test_mse = evaluated ? result.curve.back().test_mse : evaluator.mse(dataset.test);
+  result.probe_seconds = probe_seconds_before + probe_seconds_now;
+  result.steps_per_second =
+      std::max(result.steps_done - first_step + 1, 0) / std::max(seconds_now, 1e-9);
+  if (result.status == TrainStatus::kComplete) {
+    // The last step evaluated the test set (or the resume's pending evaluation did).
+    result.final_test_mse = latest_test_mse(result.curve);
   }
-  if (result.status == TrainStatus::kInterrupted) {
-    TrainingState& state = result.state;
-    state.steps_done = result.steps_done;
-    state.params = params.values;
-    state.first_moment = adam.first_moment;
-    state.second_moment = adam.second_moment;
-    state.adam_steps = adam.step_count;
-    state.sampler_rng = sampler.rng_state();
-    state.sampler_order = sampler.order();
-    state.sampler_position = sampler.position();
-    state.curve = result.curve;
-    state.train_seconds = result.seconds;
-  }
+  if (result.status != TrainStatus::kDiverged) result.state = capture_state();
   return result;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The training loop of spec §2: minibatches from the training set, the layer's loss on the
-// tape, Adam with the cosine schedule, periodic test-set evaluation and progress. It stops early,
-// with a checkpoint state, at a step boundary when asked to (SIGINT/SIGTERM), and stops with a
+// tape, Adam with the cosine schedule, periodic test-set evaluation (with an optional probe of
+// more measurements) and progress. When asked to stop (SIGINT/SIGTERM) it abandons the step or
+// evaluation under way and returns the state of the last step boundary; it hands out that state
+// every train.checkpoint_every steps (or about once a minute) for checkpoints; it stops with a
 // message naming the step and tensor when a NaN or Inf appears.
 #include <atomic>
 #include <functional>
@@ -12,6 +14,7 @@
 #include "data/dataset.hpp"
 #include "model/model.hpp"
 #include "train/checkpoint.hpp"
+#include "train/evaluation_probe.hpp"
 #include "train/loss_point.hpp"
 #include "train/train_config.hpp"
 
@@ -19,12 +22,21 @@ namespace ufl::train {
 
 struct TrainOptions {
   bool quiet = false;
-  // Checked at every step boundary; when set, training stops and returns its state.
+  // Checked at every step boundary and between the parts of a step; when set, training
+  // abandons the step (or the evaluation) under way and returns the last step boundary's state.
+  // The kernels inside a step stop early on interrupt::stop_requested() (the CLI points this at
+  // the same flag).
   const std::atomic<bool>* stop_requested = nullptr;
   // Continue from a checkpoint instead of the first step (params are taken from it).
   const TrainingState* resume_from = nullptr;
   // Called after every step (tests use it to interrupt at a chosen step).
   std::function<void(int step)> after_step;
+  // Receives the state at a step boundary every settings.checkpoint_every steps, or with 0
+  // about every checkpoint_seconds of training (never after the last step: the result has it).
+  std::function<void(const TrainingState&)> on_checkpoint;
+  double checkpoint_seconds = 60;
+  // More measurements at every evaluation (analysis/trajectory.hpp); may be null.
+  EvaluationProbe* probe = nullptr;
 };
 
 enum class TrainStatus { kComplete, kInterrupted, kDiverged };
@@ -35,10 +47,13 @@ struct TrainResult {
   std::vector<LossPoint> curve;
   int steps_done = 0;
   double seconds = 0, steps_per_second = 0;  // seconds include those before a resume
-  double final_test_mse = 0;
-  std::vector<std::string>
-      kernels;          // the kernel each layer trained with ("dense", "structured", …)
-  TrainingState state;  // filled when interrupted: everything a resume needs
+  double final_test_mse = 0;                 // complete runs
+  std::vector<std::string> kernels;  // the kernel each layer trained with ("dense", "structured")
+  std::vector<ProbeRow> probe_rows;
+  double probe_seconds = 0;  // of `seconds`, the probe's share
+  // The state at the last step boundary, everything a resume needs (complete and interrupted
+  // runs; a complete run's state resumes to nothing more than its analysis).
+  TrainingState state;
 };
 
 // Trains `model` (already initialised, or restored from options.resume_from) on dataset.train;

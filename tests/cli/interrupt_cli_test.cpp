@@ -11,11 +11,11 @@ using namespace ufl::testing;
 namespace fs = std::filesystem;
 
 namespace {
-// Long enough (~1-2 s on one thread) that a signal 0.3 s after the run folder is staged lands
-// mid-training.
+// Long enough (~1-2 s on one thread) that a signal right after the first checkpoint (step 200)
+// lands mid-training.
 const std::string kLongRun =
     " --set dataset.n=16 --set dataset.d=8 --set dataset.train_size=512 --set dataset.test_size=128"
-    " --set train.steps=4000 -q -j1";
+    " --set train.steps=4000 --set train.checkpoint_every=200 -q -j1";
 }  // namespace
 
 TEST_CASE("SIGINT saves a checkpoint; --resume ends bit-identical to an uninterrupted run") {
@@ -26,14 +26,17 @@ TEST_CASE("SIGINT saves a checkpoint; --resume ends bit-identical to an uninterr
       "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section8/lowrank.json --out " + run +
       kLongRun + " > " + (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
   REQUIRE(std::system(start.c_str()) == 0);
-  auto staged = [&] {
+  // Training has started once the first checkpoint is in the staging folder (a signal during
+  // data generation would, rightly, leave nothing to resume).
+  auto training = [&] {
     for (const auto& entry : fs::directory_iterator(folder.path))
-      if (entry.path().filename().string().rfind(".run.partial", 0) == 0) return true;
+      if (entry.path().filename().string().rfind(".run.partial", 0) == 0 &&
+          fs::exists(entry.path() / "checkpoint.bin"))
+        return true;
     return false;
   };
-  for (int wait = 0; wait < 400 && !staged(); ++wait)
+  for (int wait = 0; wait < 3000 && !training(); ++wait)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::string pid = read_text(folder / "pid");
   pid.erase(pid.find_last_not_of(" \n") + 1);
   REQUIRE(run_command("kill -INT " + pid).exit_code == 0);

@@ -114,3 +114,50 @@ TEST_CASE("a NaN stops training with the step and the tensor named") {
   CHECK(result.message.find("lower train.lr") != std::string::npos);
   CHECK_FALSE(result.curve.empty());
 }
+
+TEST_CASE("train.checkpoint_every hands out the state every k steps, never after the last") {
+  const config::Config config = small_config("lowrank");
+  const data::Dataset dataset = data::generate(config.dataset, config.seed);
+  model::Model<float> model(12, 3, config.model, config.layer);
+  model::initialize(model, config.seed);
+  train::TrainConfig settings = config.train;
+  settings.checkpoint_every = 30;  // of 90 steps: after 30 and 60
+  std::vector<train::TrainingState> saved;
+  train::TrainOptions options;
+  options.quiet = true;
+  options.on_checkpoint = [&](const train::TrainingState& state) { saved.push_back(state); };
+  const train::TrainResult result =
+      train::train_model(settings, config.seed, dataset, model, options);
+  REQUIRE(result.status == train::TrainStatus::kComplete);
+  REQUIRE(saved.size() == 2);
+  CHECK(saved[0].steps_done == 30);
+  CHECK(saved[1].steps_done == 60);
+  CHECK(saved[1].curve.size() == 60);
+
+  // Resuming from the second checkpoint ends where the uninterrupted run ended.
+  const train::TrainingState decoded =
+      train::decode_checkpoint(train::encode_checkpoint(saved[1]), "memory");
+  model::Model<float> resumed(12, 3, config.model, config.layer);
+  train::TrainOptions resume;
+  resume.quiet = true;
+  resume.resume_from = &decoded;
+  const train::TrainResult finished =
+      train::train_model(settings, config.seed, dataset, resumed, resume);
+  CHECK(finished.final_test_mse == result.final_test_mse);
+  CHECK(std::memcmp(resumed.params.values.data(), model.params.values.data(),
+                    model.params.values.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("a checkpoint keeps the probe's rows (format version 2)") {
+  train::TrainingState state;
+  state.steps_done = state.adam_steps = 1;
+  state.curve.push_back(train::LossPoint{});
+  state.probe_rows.push_back(train::ProbeRow{1, {0.5, std::nan(""), 1.0}});
+  state.probe_seconds = 1.25;
+  const train::TrainingState decoded =
+      train::decode_checkpoint(train::encode_checkpoint(state), "memory");
+  REQUIRE(decoded.probe_rows.size() == 1);
+  CHECK(decoded.probe_rows[0].values[0] == 0.5);
+  CHECK(std::isnan(decoded.probe_rows[0].values[1]));
+  CHECK(decoded.probe_seconds == 1.25);
+}

@@ -1,0 +1,29 @@
+#include "cli/run_guard.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "cli/errors.hpp"
+
+namespace ufl::cli {
+
+RunGuard::RunGuard(const std::filesystem::path& folder) {
+  try {
+    lock_ = std::make_unique<io::RunLock>(folder);
+  } catch (const io::IoError& error) {
+    throw BadInput(error.what());  // a folder in use, or an unwritable --out, is the user's to fix
+  }
+  stale_ = io::stale_staging_folders(folder);
+}
+
+void RunGuard::remove_stale() const {
+  for (const io::StaleStaging& staging : stale_) {
+    std::string why;
+    if (io::remove_stale_staging(staging, why))
+      spdlog::info("removed {}, left by process {} which is no longer running",
+                   staging.path.string(), staging.pid);
+    else
+      spdlog::warn("cannot remove {}: {}", staging.path.string(), why);
+  }
+}
+
+}  // namespace ufl::cli

@@ -1,0 +1,203 @@
+#include "train/resource_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "data/registry.hpp"
+#include "io/available_memory.hpp"
+#include "model/evaluate.hpp"
+#include "model/mixers/universal.hpp"
+#include "tape/tape.hpp"
+
+namespace ufl::train {
+namespace {
+
+constexpr double kFloat = sizeof(float), kDouble = sizeof(double);
+// The process itself: code, libraries, OpenMP's thread stacks, logging.
+constexpr double kProcessBytes = 40e6;
+// The cost model's speed of the products inside a step, per thread: the fused kernel runs at
+// 50–75% of a 2020s x86 core's float GEMM peak (bench/results/latest.md: 75–105 GFLOP/s with
+// AVX2/FMA). Elementwise work (softmax, scalings) is charged at kElementwiseFlops per n² entry.
+constexpr double kGflopsPerThread = 60;
+constexpr double kElementwiseFlops = 40;
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  return text;
+}
+
+struct Sizes {
+  double n, d, r, h, batch, train_size, test_size, depth;
+};
+
+// FLOPs of the products of one training sample (forward and backward of the fused kernel; the
+// list is in bench/step_bench.cpp): 8ndr + 6n²r + 4n²d + 6nd² + 8nr².
+double train_flops_per_sample(const Sizes& s) {
+  const double n = s.n, d = s.d, r = s.r;
+  return 8 * n * d * r + 6 * n * n * r + 4 * n * n * d + 6 * n * d * d + 8 * n * r * r +
+         2 * kElementwiseFlops * n * n;
+}
+// One sample's forward in the evaluation (the composite graph): U, V, S, M·H, ·W_v.
+double eval_flops_per_sample(const Sizes& s) {
+  const double n = s.n, d = s.d, r = s.r;
+  return 4 * n * d * r + 2 * n * n * r + 2 * n * n * d + 2 * n * d * d + kElementwiseFlops * n * n;
+}
+
+}  // namespace
+
+ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
+                                    const model::LayerConfig& layer,
+                                    const model::ModelConfig& model, const TrainConfig& train,
+                                    int threads, bool data_from_files) {
+  const Sizes s{double(dataset.n),         double(dataset.d),
+                double(layer.rank),        double(dataset.d) + dataset.n + 1,
+                double(train.batch_size),  double(dataset.train_size),
+                double(dataset.test_size), double(std::max(model.depth, 1))};
+  const double n = s.n, d = s.d, r = s.r, h = s.h, depth = s.depth;
+  const std::string n_text = "dataset.n = " + number(n), r_text = "layer.rank = " + number(r);
+  const bool partners = [&] {
+    const data::DatasetKind* kind = data::find_dataset_kind(dataset.kind);
+    return kind != nullptr && kind->has_partners;
+  }();
+
+  // The data: inputs and targets of every sample as float (and partners as int32); Γ and M_fix.
+  const double samples = s.train_size + s.test_size;
+  MemoryPart data{
+      "dataset",
+      samples * n * d * 2 * kFloat + (partners ? samples * n * 4 : 0) + 4 * n * n * kDouble +
+          (data_from_files ? std::max(s.train_size, s.test_size) * n * d * kDouble : 0),
+      "(dataset.train_size = " + number(s.train_size) + " + dataset.test_size = " +
+          number(s.test_size) + ") × " + n_text + " × dataset.d = " + number(d) + " × 2 arrays",
+      {"dataset.train_size", "dataset.test_size", "dataset.n", "dataset.d"}};
+
+  // Parameters (A, B: h×r each, s, g, W_v) with their gradients and Adam's two moments, plus a
+  // checkpoint's copy of all three and its encoding; the sampler's order and the loss curve.
+  const double per_layer = 2 * h * r + r + 1 + d * d;
+  const double parameters = depth * per_layer;
+  MemoryPart weights{"parameters and Adam",
+                     10 * parameters * kFloat + 3 * s.train_size * 4 + 3 * train.steps * 48.0,
+                     "2 × (" + n_text + " + dataset.d + 1) × " + r_text + " × 10 copies",
+                     {"dataset.n", "layer.rank"}};
+  MemoryPart weights_after{"parameters", 4 * parameters * kFloat, weights.drivers, weights.keys};
+
+  // The training tape (tape/tape.hpp, model/mixers/universal.hpp): per sample the fused
+  // kernel's kept activations, the input, target, output and its gradient, the loss's residual;
+  // per sample group the kernel's temporaries and a gradient slot for every shared parameter.
+  const model::UniversalLayout layout{dataset.n, dataset.d, layer.rank};
+  const double group_size = std::ceil(s.batch / kMaxSampleGroups);
+  const double groups = std::ceil(s.batch / group_size);
+  MemoryPart training_tape{"training tape",
+                           depth *
+                               (s.batch * (double(layout.forward_size()) + 5 * n * d + 8) +
+                                groups * (double(layout.backward_size()) + per_layer)) *
+                               kFloat,
+                           "train.batch_size = " + number(s.batch) + " × (4 × " + n_text + "² + …)",
+                           {"train.batch_size", "dataset.n", "layer.rank"}};
+
+  // The evaluation tape (model/evaluate.hpp, the composite graph): per sample of a chunk X, U, V,
+  // UΣ, S, softmax(S), M, M·H and the output.
+  const double chunk = model::Evaluator::chunk_size(dataset.n, dataset.test_size);
+  MemoryPart evaluation{
+      "evaluation",
+      chunk * depth * (3 * n * d + 3 * n * r + 3 * n * n + 16) * kFloat + s.test_size * kDouble,
+      number(chunk) + " test samples at a time × 3 × " + n_text + "²",
+      {"dataset.n"}};
+  // The score trajectory at every evaluation: M̄ and its scores (an SVD, the DFT products).
+  MemoryPart trajectory{
+      "score trajectory", 20 * n * n * kDouble, "20 × " + n_text + "² doubles", {"dataset.n"}};
+  // The final analysis: M̄, M*, their SVDs, Ω ((d+n+1)², with its SVDs), the targets' Gram
+  // matrix, the saved U, V, M of 8 samples.
+  MemoryPart analysis{"analysis",
+                      24 * h * h * kDouble + 8 * (n * n + 2 * n * r) * kFloat * 3,
+                      "24 × (" + n_text + " + dataset.d + 1)² doubles",
+                      {"dataset.n"}};
+  const MemoryPart process{"process", kProcessBytes, "code, libraries, thread stacks", {}};
+
+  std::vector<MemoryPart> during_training = {data,       weights,    training_tape,
+                                             evaluation, trajectory, process};
+  std::vector<MemoryPart> during_analysis = {data, weights_after, evaluation, analysis, process};
+  auto total = [](const std::vector<MemoryPart>& parts) {
+    double bytes = 0;
+    for (const MemoryPart& part : parts) bytes += part.bytes;
+    return bytes;
+  };
+  ResourceEstimate estimate;
+  estimate.parts =
+      total(during_training) >= total(during_analysis) ? during_training : during_analysis;
+  std::sort(estimate.parts.begin(), estimate.parts.end(),
+            [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
+  estimate.peak_bytes = total(estimate.parts);
+
+  // Time: the step's products at the assumed speed on the threads the batch can use (at most
+  // one per sample group), plus the evaluations' share.
+  estimate.threads = std::max(threads, 1);
+  estimate.gflops_per_thread = kGflopsPerThread;
+  const double working_threads = std::min<double>(estimate.threads, groups);
+  const double eval_every = std::max(train.eval_every, 1);
+  const double step_flops = depth * s.batch * train_flops_per_sample(s);
+  const double eval_flops = depth * s.test_size * eval_flops_per_sample(s) / eval_every;
+  estimate.flops_per_step = step_flops + eval_flops;
+  estimate.seconds_per_step =
+      step_flops / (working_threads * kGflopsPerThread * 1e9) +
+      eval_flops / (std::min<double>(estimate.threads, chunk) * kGflopsPerThread * 1e9);
+  estimate.total_seconds = estimate.seconds_per_step * train.steps;
+  return estimate;
+}
+
+std::string ResourceEstimate::memory_text() const {
+  std::string text = io::format_bytes(peak_bytes) + ":";
+  int shown = 0;
+  for (const MemoryPart& part : parts) {
+    if (part.name == "process") continue;
+    text += (shown == 0 ? " " : ", ") + part.name + " " + io::format_bytes(part.bytes);
+    if (shown < 2) text += " (" + part.drivers + ")";  // the two largest, with their keys
+    ++shown;
+  }
+  return text;
+}
+
+std::string ResourceEstimate::time_text(int steps) const {
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "about %s per step, %s for %d steps on %d thread%s (cost model: %.3g GFLOP per "
+                "step at %.0f GFLOP/s per thread; an estimate)",
+                format_seconds(seconds_per_step).c_str(), format_seconds(total_seconds).c_str(),
+                steps, threads, threads == 1 ? "" : "s", flops_per_step / 1e9, gflops_per_thread);
+  return text;
+}
+
+std::string ResourceEstimate::keys_to_lower() const {
+  std::vector<std::string> keys;
+  for (const MemoryPart& part : parts) {
+    if (part.bytes < 0.25 * peak_bytes) continue;
+    for (const std::string& key : part.keys)
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  std::string text;
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    text += (k == 0 ? "" : k + 1 == keys.size() ? " or " : ", ") + keys[k];
+  return text;
+}
+
+std::string format_seconds(double seconds) {
+  char text[32];
+  if (!std::isfinite(seconds)) return "?";
+  if (seconds <= 0) return "0s";
+  if (seconds < 1e-3)
+    std::snprintf(text, sizeof text, "%.0fµs", seconds * 1e6);
+  else if (seconds < 1)
+    std::snprintf(text, sizeof text, "%.0fms", seconds * 1e3);
+  else if (seconds < 60)
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  else if (seconds < 3600)
+    std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
+  else if (seconds < 1e7)
+    std::snprintf(text, sizeof text, "%dh%02dm", int(seconds / 3600), int(seconds / 60) % 60);
+  else
+    std::snprintf(text, sizeof text, "%.3g days", seconds / 86400);
+  return text;
+}
+
+}  // namespace ufl::train

@@ -1,0 +1,91 @@
+// ufl config: the resolved config and the estimate without training, the key reference, and the
+// memory check ufl train makes before allocating anything.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace ufl::testing;
+namespace fs = std::filesystem;
+
+TEST_CASE("ufl config prints the resolved config (with --set) and the estimate, trains nothing") {
+  TemporaryFolder folder;
+  const CommandResult result =
+      run_command("cd " + folder.path.string() +
+                  " && (" UFL_BINARY " config " UFL_SOURCE_DIR
+                  "/configs/section8/global.json --set dataset.n=64 --seed 7 2>" +
+                  (folder / "stderr") + ")");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto config = nlohmann::json::parse(result.output);  // stdout is the JSON alone
+  CHECK(config["dataset"]["n"] == 64);
+  CHECK(config["seed"] == 7);
+  CHECK(config["train"]["steps"] == 6000);  // defaults filled in
+  CHECK(config["train"]["checkpoint_every"] == 0);
+  const std::string estimate = read_text(folder / "stderr");
+  CHECK(estimate.find("memory: about ") != std::string::npos);
+  CHECK(estimate.find("training tape") != std::string::npos);
+  CHECK(estimate.find("available: ") != std::string::npos);
+  CHECK(estimate.find("time: about ") != std::string::npos);
+  CHECK(estimate.find("for 6000 steps") != std::string::npos);
+  // Nothing was written where it ran.
+  CHECK(fs::directory_iterator(folder.path)->path().filename() == "stderr");
+  CHECK(std::distance(fs::directory_iterator(folder.path), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("ufl config refuses what ufl train refuses, with the same one line") {
+  const CommandResult result = run_ufl("config configs/section8/local.json --set dataset.noise=-1");
+  CHECK(result.exit_code == 2);
+  CHECK(result.output.rfind("ufl: error: ", 0) == 0);
+  CHECK(result.output.find("dataset.noise") != std::string::npos);
+  CHECK(run_ufl("config").exit_code == 2);
+}
+
+TEST_CASE("ufl config --describe lists every key with its default, rule and meaning") {
+  const CommandResult result = run_ufl("config --describe");
+  REQUIRE(result.exit_code == 0);
+  for (const char* line :
+       {"  dataset.n = 32\n", "  train.steps = 6000\n", "  train.checkpoint_every = 0\n",
+        "must be an integer ≥ 0", "  analysis.iota_min = ", "Dataset kinds (dataset.kind):"})
+    CHECK_MESSAGE(result.output.find(line) != std::string::npos, line);
+}
+
+TEST_CASE("docs/config.md is ufl config --describe --markdown (regenerate it when keys change)") {
+  const CommandResult result = run_ufl("config --describe --markdown");
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.output == read_text(UFL_SOURCE_DIR "/docs/config.md"));
+}
+
+TEST_CASE("a run too large for memory exits 2 before allocating, naming the keys") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  for (const std::string& sizes :
+       {std::string("--set dataset.n=100000"), std::string("--set dataset.train_size=1000000000"),
+        std::string("--set train.batch_size=100000000")}) {
+    CAPTURE(sizes);
+    const CommandResult result =
+        run_ufl("train configs/section8/local.json " + sizes + " --out " + out);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.rfind("ufl: error: this run needs about ", 0) == 0);
+    CHECK(result.output.find("available; lower ") != std::string::npos);
+    CHECK(result.output.find("MemAvailable") != std::string::npos);
+    CHECK(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(out));
+  }
+  const CommandResult n_huge =
+      run_ufl("train configs/section8/local.json --set dataset.n=100000 --out " + out);
+  CHECK(n_huge.output.find("dataset.n") != std::string::npos);
+  const CommandResult batch_huge =
+      run_ufl("train configs/section8/local.json --set train.batch_size=100000000 --out " + out);
+  CHECK(batch_huge.output.find("train.batch_size") != std::string::npos);
+  const CommandResult data_huge =
+      run_ufl("train configs/section8/local.json --set dataset.train_size=1000000000 --out " + out);
+  CHECK(data_huge.output.find("dataset.train_size") != std::string::npos);
+  // ufl generate checks the dataset it would hold the same way.
+  const CommandResult generate = run_ufl(
+      "generate configs/section8/local.json --set dataset.train_size=1000000000 --out " + out);
+  CHECK(generate.exit_code == 2);
+  CHECK(generate.output.find("dataset.train_size") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}

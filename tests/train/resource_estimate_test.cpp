@@ -1,0 +1,69 @@
+// The run's estimate: memory in the parts that really grow with each key, the keys to lower
+// named, and a time that scales with the work.
+#include "train/resource_estimate.hpp"
+
+#include <doctest/doctest.h>
+
+#include "config/load.hpp"
+
+using namespace ufl;
+
+namespace {
+
+train::ResourceEstimate estimate_of(const std::string& json, int threads = 1) {
+  const config::Config config = config::parse_config(json, "estimate test");
+  return train::estimate_resources(config.dataset, config.layer, config.model, config.train,
+                                   threads);
+}
+
+}  // namespace
+
+TEST_CASE("a Section 8 run needs little; n = 100000 needs more than any machine has") {
+  const train::ResourceEstimate small = estimate_of(R"({"dataset": {"kind": "local"}})");
+  CHECK(small.peak_bytes > 40e6);  // the process itself
+  CHECK(small.peak_bytes < 2e9);
+  const train::ResourceEstimate huge =
+      estimate_of(R"({"dataset": {"kind": "local", "n": 100000}})");
+  CHECK(huge.peak_bytes > 1e13);
+  // The training tape grows as batch × n²: it leads, and its keys are the ones to lower.
+  CHECK(huge.parts.front().name == "training tape");
+  CHECK(huge.keys_to_lower().find("train.batch_size") != std::string::npos);
+  CHECK(huge.keys_to_lower().find("dataset.n") != std::string::npos);
+  CHECK(huge.memory_text().find("train.batch_size = 64") != std::string::npos);
+  // The process's share is in the total, not in the list.
+  CHECK(small.memory_text().find(":, ") == std::string::npos);
+  CHECK(small.memory_text().find("process") == std::string::npos);
+}
+
+TEST_CASE("a huge training set is charged to the dataset and names its keys") {
+  const train::ResourceEstimate estimate =
+      estimate_of(R"({"dataset": {"kind": "local", "train_size": 1000000000}})");
+  CHECK(estimate.parts.front().name == "dataset");
+  // 1e9 samples × n 32 × d 16 × 2 arrays × 4 bytes.
+  CHECK(estimate.parts.front().bytes >= 4.096e12);
+  CHECK(estimate.keys_to_lower().find("dataset.train_size") != std::string::npos);
+}
+
+TEST_CASE("the parts add up, and more batch means more memory and more time per step") {
+  const train::ResourceEstimate base = estimate_of(R"({"dataset": {"kind": "global"}})");
+  double sum = 0;
+  for (const train::MemoryPart& part : base.parts) sum += part.bytes;
+  CHECK(sum == doctest::Approx(base.peak_bytes));
+  const train::ResourceEstimate bigger =
+      estimate_of(R"({"dataset": {"kind": "global"}, "train": {"batch_size": 256}})");
+  CHECK(bigger.peak_bytes > base.peak_bytes);
+  CHECK(bigger.seconds_per_step > base.seconds_per_step);
+  CHECK(base.total_seconds == doctest::Approx(base.seconds_per_step * 6000));
+  // Two threads share a batch of 64: faster, not slower.
+  CHECK(estimate_of(R"({"dataset": {"kind": "global"}})", 2).seconds_per_step <
+        base.seconds_per_step);
+}
+
+TEST_CASE("format_seconds") {
+  CHECK(train::format_seconds(0) == "0s");
+  CHECK(train::format_seconds(0.00025) == "250µs");
+  CHECK(train::format_seconds(0.85) == "850ms");
+  CHECK(train::format_seconds(12.34) == "12.3s");
+  CHECK(train::format_seconds(245) == "4m05s");
+  CHECK(train::format_seconds(5100) == "1h25m");
+}
