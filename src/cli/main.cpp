@@ -161,9 +161,7 @@ int main(int argc, char** argv) {
   config_command->add_option("--set", config.overrides, "Override a config value: key.path=value")
       ->type_name("KEY=VALUE");
   std::string config_seed;
-  config_command->add_option("--seed", config_seed, kSeedHelp)
-      ->check(seed_check())
-      ->type_name("N");
+  config_command->add_option("--seed", config_seed, kSeedHelp)->check(seed_check())->type_name("N");
   int config_threads = 0;
   config_command->add_option("--threads,-j", config_threads,
                              "Threads the time estimate assumes (default: as ufl train)");
