@@ -1,8 +1,9 @@
-// ufl_step_bench: times one training step of the universal factorization layer (spec §2),
-// exactly as train::train_layer runs it:
+// ufl_step_bench: times one training step of a layer (the universal factorization layer of spec
+// §2, or another mixer with --mixer), exactly as train::train_model runs it:
 //   copy a minibatch into the tape's inputs, tape.forward(), tape.backward(loss), Adam step.
 // Prints one JSON line:
-//   {"impl":"ufl","n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,"gflops":..,
+//   {"impl":"ufl","mixer":..,"n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,
+//    "gflops":..,
 //    "flops_per_step":..,...}
 // ms_per_step is the median over `repeats` timed runs of `steps` steps each (after warm-up).
 //
@@ -32,6 +33,7 @@
 #include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
+#include "model/mixers/registry.hpp"
 #include "tape/tape.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
@@ -50,7 +52,9 @@ struct Options {
   int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
   double lr = 1e-2, lr_final = 1e-4, ortho_weight = 0.01;
   std::uint64_t seed = 1;
-  std::string dump;  // --dump DIR: write a replayable trace instead of timing
+  std::string dump;                 // --dump DIR: write a replayable trace instead of timing
+  std::string mixer = "universal";  // layer.mixer
+  int kernel_width = 5;             // layer.kernel_width (convolution)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -59,7 +63,8 @@ struct Options {
       "ufl_step_bench: %s\n"
       "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
       "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
-      "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n",
+      "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n"
+      "                      [--mixer NAME (default universal)] [--kernel-width W]\n",
       problem.c_str());
   std::exit(2);
 }
@@ -96,6 +101,10 @@ Options parse(int argc, char** argv) {
         o.seed = std::stoull(value);
       else if (key == "--dump")
         o.dump = value;
+      else if (key == "--mixer")
+        o.mixer = value;
+      else if (key == "--kernel-width")
+        o.kernel_width = std::stoi(value);
       else
         usage("unknown option " + key);
     } catch (const std::logic_error&) {
@@ -107,6 +116,10 @@ Options parse(int argc, char** argv) {
   if (o.n < 2 || o.d < 1 || o.r < 1 || o.batch < 1 || o.threads < 1 || o.repeats < 1 ||
       o.pool < o.batch)
     usage("sizes must be positive (n >= 2, pool >= batch)");
+  if (ufl::model::find_mixer<float>(o.mixer) == nullptr)
+    usage("unknown mixer '" + o.mixer + "' (one of " + ufl::model::mixer_names() + ")");
+  if (!o.dump.empty() && o.mixer != "universal")
+    usage("--dump replays the universal layer only (torch_peer.py implements that one)");
   return o;
 }
 
@@ -135,7 +148,14 @@ Options parse(int argc, char** argv) {
 // total per sample: 8ndr + 6n²r + 4n²d + 6nd² + 8nr²  (r = n: 14n³ + 12n²d + 6nd²). This is
 // what the fused kernel (model/mixers/universal.hpp) multiplies; torch's autograd forms the
 // gradient of each Gram operand separately (12nr²), and torch_peer.py counts that.
-double flops_per_step(long long n, long long d, long long r, long long batch) {
+//
+// The input-independent mixers (convolution, fourier, lowrank, linear) apply one n×n matrix M to
+// every sample: forward MX = M·X (2n²d), Y = MX·W_v (2nd²); backward dMX = dY·W_vᵀ (2nd²),
+// dW_v = MXᵀ·dY (2nd²), dM = dMX·Xᵀ (2n²d): 4n²d + 6nd² per sample, plus building M once per
+// step (at most 2n²r for lowrank, not counted).
+double flops_per_step(long long n, long long d, long long r, long long batch,
+                      bool input_dependent) {
+  if (!input_dependent) return double(batch) * double(4 * n * n * d + 6 * n * d * d);
   const long long forward = 2 * n * d * r + 2 * n * d * r + 2 * n * n * r + 2 * n * n * d +
                             2 * n * d * d + 2 * r * r * n + 2 * r * r * n;
   const long long backward = 2 * n * d * d + 2 * d * d * n + 2 * n * n * d + 2 * n * n * r +
@@ -181,7 +201,9 @@ struct Bench {
 
   static ufl::model::LayerConfig layer_config(const Options& o) {
     ufl::model::LayerConfig layer;
+    layer.mixer = o.mixer;
     layer.rank = o.r;
+    layer.kernel_width = o.kernel_width;
     return layer;
   }
 
@@ -315,14 +337,16 @@ int run(const Options& o) {
   const double median = sorted.size() % 2 == 1
                             ? sorted[sorted.size() / 2]
                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
-  const double flops = flops_per_step(o.n, o.d, o.r, o.batch);
+  const double flops =
+      flops_per_step(o.n, o.d, o.r, o.batch, bench.model.layers.front().mixer->input_dependent());
   const float final_loss = bench.tape.value(bench.loss.loss).data[0];
 
   std::printf(
-      "{\"impl\":\"ufl\",\"variant\":\"tape\",\"n\":%d,\"d\":%d,\"r\":%d,\"batch\":%d,"
+      "{\"impl\":\"ufl\",\"variant\":\"tape\",\"mixer\":\"%s\",\"n\":%d,\"d\":%d,\"r\":%d,"
+      "\"batch\":%d,"
       "\"threads\":%d,\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
       "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
-      o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(), sorted.back(),
+      o.mixer.c_str(), o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(), sorted.back(),
       flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
   return 0;
 }

@@ -112,6 +112,7 @@ json manifest_json(const config::Config& config, const train::TrainResult& train
                    {"status", train::status_name(training.status)},
                    {"complete", training.status == train::TrainStatus::kComplete},
                    {"seed", config.seed},
+                   {"mixer", config.layer.mixer},
                    {"threads", omp_get_max_threads()},
                    {"steps_done", training.steps_done},
                    {"steps", config.train.steps},
@@ -175,9 +176,10 @@ int run_train(const TrainArguments& arguments) {
 
     const int threads = omp_get_max_threads();
     spdlog::info(
-        "train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}", config.name,
-        config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
-        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
+        "train '{}': {} data, {} mixer, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}",
+        config.name, config.dataset.kind, config.layer.mixer, config.dataset.n, config.dataset.d,
+        config.layer.rank, config.train.steps, config.train.batch_size, threads,
+        threads == 1 ? "" : "s", out.string(),
         resume ? " (resuming after step " + std::to_string(resume->state.steps_done) + ")" : "");
 
     stop_requested.store(false);
@@ -231,6 +233,8 @@ int run_train(const TrainArguments& arguments) {
         metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
     spdlog::info("verdict: {} (emerged: {}, claimed: {})", metrics.value("verdict", std::string()),
                  metrics.value("emerged", false), metrics.value("claimed", std::string()));
+    if (metrics.contains("explanation"))
+      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

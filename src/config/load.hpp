@@ -25,7 +25,7 @@ Config parse_config(const std::string& text, const std::string& source,
 Config load_config(const std::filesystem::path& path,
                    const std::vector<std::string>& overrides = {});
 
-// The resolved config: every key with its value, only the dataset keys of its kind.
+// The resolved config: every key with its value, only the keys of its dataset kind and mixer.
 nlohmann::json to_json(const Config& config);
 
 // Every valid key path, for --help and suggestions.
