@@ -54,6 +54,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
     spdlog::info("{}: η {:.4f}, η_fix {:.4f}, verdict {} (emerged: {})", run.string(),
                  metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0),
                  metrics.value("verdict", std::string("?")), metrics.value("emerged", false));
+    if (metrics.contains("explanation"))
+      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     return int(kSuccess);
   });
 }
