@@ -131,7 +131,7 @@ def predictions(groups, kinds):
                     if (m, "global") in groups]
     if fixed_global:
         best, who = max(fixed_global)
-        named.append((best <= 1, f"the best fixed mixer on global ({who}) reaches η_fix {best:.3f}"))
+        named.append((best <= 1, f"the best fixed mixer on global ({who}) reaches η_fix {best:.4f}"))
     failing, others = [], []
     for mixer in SPECIAL:
         for kind in kinds:
@@ -221,12 +221,12 @@ def write_tables(groups, out):
         f"global M_fix is the bar an input-dependent layer must beat (η_fix > 1). Parameters: "
         f"the mixer's own (W_v, d² = 256, comes on top for every mixer); lowrank at r = 4.",
         md_table(["mixer", "parameters", *kinds, "global η_fix"], rows),
-        "Closest special case (parsimony, universality spec §3): the mixer with the fewest "
+        "Closest special case (parsimony, see docs/universality.md): the mixer with the fewest "
         "parameters whose fit keeps η(fit) ≥ 0.95·η; for the optimum M* (the same for every "
         "seed's data up to sampling) and for the trained universal layer (counts over seeds).",
         md_table(["dataset", "optimum's closest special case", "universal layer's",
                   "η of its fit", "universal η"], case_rows),
-        "The seed's predictions (universality spec §2), checked:",
+        "The seed's three predictions, checked:",
         "\n".join(predictions(groups, kinds)),
     ]) + "\n"
     with open(os.path.join(out, "table.md"), "w") as f:
