@@ -4,6 +4,7 @@
 
 usage: report.py bench   RAW.jsonl CSV MARKDOWN
        report.py scaling RAW.jsonl CSV PNG MARKDOWN
+       report.py mixers  RAW.jsonl CSV MARKDOWN
 RAW.jsonl holds the lines of ufl_step_bench, torch_peer.py, ufl_gemm_peak (tagged "kind":"gemm",
 "impl":"eigen") and torch_peer.py --gemm-peak (tagged "kind":"gemm"), plus one "kind":"machine"
 line written by the script.
@@ -246,10 +247,46 @@ def scaling_report(raw, csv_path, png_path, md_path):
     print(f"plot: {png_path}")
 
 
+def mixers_report(raw, csv_path, md_path):
+    """One row per (n, d, threads, mixer): ms per step and the ratio to the universal layer's."""
+    steps, _, machine = load(raw)
+    order = ["universal", "attention", "convolution", "fourier", "lowrank", "linear"]
+    rank = lambda m: (order.index(m) if m in order else len(order), m)
+    rows = []
+    for s in sorted(steps, key=lambda s: (s["n"], s["threads"], rank(s.get("mixer", "universal")))):
+        mixer = s.get("mixer", "universal")
+        universal = next((u for u in steps if u.get("mixer", "universal") == "universal" and
+                          (u["n"], u["d"], u["threads"]) == (s["n"], s["d"], s["threads"])), None)
+        rows.append({"n": s["n"], "d": s["d"], "r": s["r"], "threads": s["threads"],
+                     "mixer": mixer, "ms_per_step": s["ms_per_step"], "ms_min": s["ms_min"],
+                     "ms_max": s["ms_max"], "gflops": s["gflops"],
+                     "ratio_to_universal": (s["ms_per_step"] / universal["ms_per_step"]
+                                            if universal else None)})
+    with open(csv_path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0].keys()) if rows else ["n"])
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = ["# ufl training step per mixer", ""] + [f"- {h}" for h in header({}, machine)] + [
+        "", "| n | d | threads | mixer | ms/step (min–max) | × universal's step |",
+        "|---:|---:|---:|---|---:|---:|"]
+    for row in rows:
+        lines.append(f"| {row['n']} | {row['d']} | {row['threads']} | {row['mixer']} | "
+                     f"{fmt(row['ms_per_step'])} ({fmt(row['ms_min'])}–{fmt(row['ms_max'])}) | "
+                     f"{fmt(row['ratio_to_universal'])} |")
+    lines += ["", "batch 64, float32, each mixer at its defaults (r = n; convolution w = 5). "
+              "ms/step: median over repeats of {minibatch copy, forward, backward, Adam}."]
+    text = "\n".join(lines) + "\n"
+    with open(md_path, "w") as out:
+        out.write(text)
+    print(text)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "bench":
         bench_report(*sys.argv[2:])
     elif len(sys.argv) == 6 and sys.argv[1] == "scaling":
         scaling_report(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "mixers":
+        mixers_report(*sys.argv[2:])
     else:
         sys.exit(__doc__)

@@ -4,6 +4,8 @@
 #
 #   bench/run_bench.sh              n ∈ {32, 64, 128, 256} × threads ∈ {1, 2}; table + CSV
 #   bench/run_bench.sh --scaling    n ∈ {16, …, 512}, best thread count; table + CSV + PNG plot
+#   bench/run_bench.sh --mixers     ufl only: every mixer (layer.mixer) beside the universal layer
+#                                   at the same n, d and threads, n ∈ {32, 64, 128}; table + CSV
 #
 # ufl runs each point with both kernels of the universal layer (dense and structured, see
 # bench/README.md); the tables also show which one `ufl train` chooses there and its speed-up.
@@ -14,6 +16,7 @@
 #          --quick         --seconds 0.3 (a smoke test; numbers are rough)
 #          --no-torch      ufl only
 #          --no-build      do not rebuild the two C++ targets
+#          --mixer-list "universal fourier"   the mixers of --mixers (default: all six)
 #          --passive       OMP_WAIT_POLICY=passive for both sides (idle threads sleep instead of
 #                          spinning; on a busy machine this avoids pathological 2-thread times,
 #                          but it is not how `ufl train` runs by default)
@@ -34,9 +37,12 @@ sizes=""
 kernels="dense structured"
 torch=1
 rebuild=1
+mixers="universal attention convolution fourier lowrank linear"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --scaling) mode=scaling ;;
+    --mixers) mode=mixers; torch=0 ;;
+    --mixer-list) mixers=$2; shift ;;
     --seconds) seconds=$2; shift ;;
     --threads) threads=$2; shift ;;
     --sizes) sizes=$2; shift ;;
@@ -52,11 +58,12 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ -z $sizes ]]; then
   if [[ $mode == scaling ]]; then sizes="16 32 64 128 256 512"; else sizes="32 64 128 256"; fi
+  if [[ $mode == mixers ]]; then sizes="32 64 128"; fi
 fi
 # Reference settings: d = 16 at n = 32 (the spec's defaults), d = 8 otherwise. The scaling
 # curve keeps d = 8 at every n so that only n changes.
 channels_for() {
-  if [[ $mode == bench && $1 == 32 ]]; then echo 16; else echo 8; fi
+  if [[ $mode != scaling && $1 == 32 ]]; then echo 16; else echo 8; fi
 }
 # torch: both ways of doing the homogeneous coordinates in the table; in the scaling run only
 # the row lookup (the faster one, and what ufl does) to keep the large-n points affordable.
@@ -85,6 +92,34 @@ load_now() { cut -d' ' -f1 /proc/loadavg; }
 load_start=$(load_now)
 if awk -v l="$load_start" 'BEGIN { exit !(l > 0.5) }'; then
   echo "warning: load average $load_start — the machine is busy; timings (2 threads above all) will be noisy" >&2
+fi
+machine_line() {
+  local cpu
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  printf '{"kind":"machine","cpu":"%s","cores":%s,"load_start":%s,"load_end":%s,"date":"%s","omp_wait_policy":"%s"}\n' \
+    "$cpu" "$(nproc)" "$load_start" "$(load_now)" "$(date -u +%Y-%m-%dT%H:%MZ)" \
+    "${OMP_WAIT_POLICY:-default}"
+}
+
+if [[ $mode == mixers ]]; then
+  # Each mixer at its defaults (r = n for universal, attention and lowrank; w = 5 for
+  # convolution), one after another at every point, so that load changes hit them alike.
+  echo "== training step per mixer (~${seconds}s per point): $mixers" >&2
+  for n in $sizes; do
+    d=$(channels_for "$n")
+    for t in $threads; do
+      for mixer in $mixers; do
+        "$step_bench" --mixer "$mixer" --n "$n" --d "$d" --batch 64 --threads "$t" \
+          --seconds "$seconds" | tee -a "$raw" >&2 ||
+          echo "warning: ufl failed for $mixer at n=$n threads=$t" >&2
+      done
+    done
+  done
+  machine_line >> "$raw"
+  echo >&2
+  "$python" "$here/report.py" mixers "$raw" "$results/mixers.csv" "$results/mixers.md"
+  echo "wrote $results/mixers.csv, mixers.md and $(basename "$raw")" >&2
+  exit 0
 fi
 
 echo "== GEMM peak" >&2

@@ -1,8 +1,9 @@
-// ufl_step_bench: times one training step of the universal factorization layer (spec §2),
-// exactly as train::train_layer runs it:
+// ufl_step_bench: times one training step of a layer (the universal factorization layer of spec
+// §2, or another mixer with --mixer), exactly as train::train_model runs it:
 //   copy a minibatch into the tape's inputs, tape.forward(), tape.backward(loss), Adam step.
 // Prints one JSON line:
-//   {"impl":"ufl","n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,"gflops":..,
+//   {"impl":"ufl","mixer":..,"n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,
+//    "gflops":..,
 //    "flops_per_step":..,...}
 // ms_per_step is the median over `repeats` timed runs of `steps` steps each (after warm-up).
 //
@@ -33,6 +34,7 @@
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
 #include "model/mixers/universal_structured.hpp"
+#include "model/mixers/registry.hpp"
 #include "tape/tape.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
@@ -51,8 +53,10 @@ struct Options {
   int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
   double lr = 1e-2, lr_final = 1e-4, ortho_weight = 0.01;
   std::uint64_t seed = 1;
-  std::string dump;             // --dump DIR: write a replayable trace instead of timing
-  std::string kernel = "auto";  // auto (the cost model's choice), dense or structured
+  std::string dump;                 // --dump DIR: write a replayable trace instead of timing
+  std::string mixer = "universal";  // layer.mixer
+  int kernel_width = 5;             // layer.kernel_width (convolution)
+  std::string kernel = "auto";      // universal: auto (the cost model's choice), dense, structured
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -62,6 +66,7 @@ struct Options {
       "usage: ufl_step_bench [--n N] [--d D] [--r R (default n)] [--batch B] [--threads T]\n"
       "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
       "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n"
+      "                      [--mixer NAME (default universal)] [--kernel-width W]\n"
       "                      [--kernel auto|dense|structured]\n",
       problem.c_str());
   std::exit(2);
@@ -101,6 +106,10 @@ Options parse(int argc, char** argv) {
         o.dump = value;
       else if (key == "--kernel")
         o.kernel = value;
+      else if (key == "--mixer")
+        o.mixer = value;
+      else if (key == "--kernel-width")
+        o.kernel_width = std::stoi(value);
       else
         usage("unknown option " + key);
     } catch (const std::logic_error&) {
@@ -114,6 +123,10 @@ Options parse(int argc, char** argv) {
     usage("sizes must be positive (n >= 2, pool >= batch)");
   if (o.kernel != "auto" && o.kernel != "dense" && o.kernel != "structured")
     usage("--kernel must be auto, dense or structured");
+  if (ufl::model::find_mixer<float>(o.mixer) == nullptr)
+    usage("unknown mixer '" + o.mixer + "' (one of " + ufl::model::mixer_names() + ")");
+  if (!o.dump.empty() && o.mixer != "universal")
+    usage("--dump replays the universal layer only (torch_peer.py implements that one)");
   return o;
 }
 
@@ -128,8 +141,14 @@ Options parse(int argc, char** argv) {
 //               their backward.
 // torch's autograd forms the gradient of each Gram operand separately (12nr²); torch_peer.py
 // counts its own.
+//
+// The input-independent mixers (convolution, fourier, lowrank, linear) apply one n×n matrix M to
+// every sample: forward MX = M·X (2n²d), Y = MX·W_v (2nd²); backward dMX = dY·W_vᵀ (2nd²),
+// dW_v = MXᵀ·dY (2nd²), dM = dMX·Xᵀ (2n²d): 4n²d + 6nd² per sample, plus building M once per
+// step (at most 2n²r for lowrank, not counted).
 double flops_per_step(long long n, long long d, long long r, long long batch,
-                      const std::string& kernel) {
+                      const std::string& kernel, bool input_dependent) {
+  if (!input_dependent) return double(batch) * double(4 * n * n * d + 6 * n * d * d);
   const ufl::model::KernelCost cost = ufl::model::universal_kernel_cost(n, d, r, false);
   if (kernel == "structured")
     return double(batch) * cost.structured_per_sample + cost.structured_per_step;
@@ -179,7 +198,9 @@ struct Bench {
 
   static ufl::model::LayerConfig layer_config(const Options& o) {
     ufl::model::LayerConfig layer;
+    layer.mixer = o.mixer;
     layer.rank = o.r;
+    layer.kernel_width = o.kernel_width;
     return layer;
   }
 
@@ -315,18 +336,22 @@ int run(const Options& o) {
                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   // "variant": the kernel this step ran; "auto_kernel": the one `ufl train` would choose here.
   const std::string kernel = bench.graph.layers.front().branch.kernel;
-  const char* auto_kernel =
-      ufl::model::structured_pays(o.n, o.d, o.r, o.batch, false) ? "structured" : "dense";
-  const double flops = flops_per_step(o.n, o.d, o.r, o.batch, kernel);
+  const bool input_dependent = bench.model.layers.front().mixer->input_dependent();
+  const char* auto_kernel = !input_dependent ? kernel.c_str()
+                            : ufl::model::structured_pays(o.n, o.d, o.r, o.batch, false)
+                                ? "structured"
+                                : "dense";
+  const double flops = flops_per_step(o.n, o.d, o.r, o.batch, kernel, input_dependent);
   const float final_loss = bench.tape.value(bench.loss.loss).data[0];
 
   std::printf(
-      "{\"impl\":\"ufl\",\"variant\":\"%s\",\"auto_kernel\":\"%s\",\"n\":%d,\"d\":%d,\"r\":%d,"
-      "\"batch\":%d,"
+      "{\"impl\":\"ufl\",\"variant\":\"%s\",\"auto_kernel\":\"%s\",\"mixer\":\"%s\",\"n\":%d,"
+      "\"d\":%d,\"r\":%d,\"batch\":%d,"
       "\"threads\":%d,\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
       "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
-      kernel.c_str(), auto_kernel, o.n, o.d, o.r, o.batch, o.threads, median, sorted.front(),
-      sorted.back(), flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
+      kernel.c_str(), auto_kernel, o.mixer.c_str(), o.n, o.d, o.r, o.batch, o.threads, median,
+      sorted.front(), sorted.back(), flops / (median * 1e-3) / 1e9, flops, steps, repeats,
+      warm_steps, final_loss);
   return 0;
 }
 

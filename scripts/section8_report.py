@@ -301,10 +301,65 @@ def fig_operators(groups, out):
 
 # ---------------------------------------------------------------- figure 2
 
+# The parsimony version's columns (universality spec §3): the special cases in the order of the
+# score version's columns, then the rest; and the family each claimed operator names.
+PARSIMONY = ["convolution", "attention", "fourier", "lowrank", "linear", "universal", "none"]
+CLAIMED_FAMILY = {"convolution": "convolution", "attention": "attention", "fourier": "fourier",
+                  "svd": "lowrank"}
+
+
 def fig_emergence(groups, out):
     nk = len(groups)
+    parsimony = any("closest_special_case" in r["metrics"] for _, runs in groups for r in runs)
+    if parsimony:
+        fig, (ax, right) = plt.subplots(1, 2, figsize=(21, 1.7 * nk + 2.6),
+                                        gridspec_kw={"width_ratios": [1.15, 1]})
+        fig_parsimony(groups, right)
+    else:
+        fig, ax = plt.subplots(figsize=(11, 1.7 * nk + 2.2))
+    score_version(groups, fig, ax)
+    fig.tight_layout()
+    save(fig, out, "fig2_emergence")
+
+
+def fig_parsimony(groups, ax):
+    """Datasets × closest special case of the trained layer: how many seeds chose each."""
+    nk = len(groups)
+    share = np.zeros((nk, len(PARSIMONY)))
+    for i, (kind, runs) in enumerate(groups):
+        chosen = [r["metrics"].get("closest_special_case", {}) for r in runs]
+        claimed = CLAIMED_FAMILY.get(runs[0]["metrics"].get("claimed"))
+        for j, family in enumerate(PARSIMONY):
+            picks = [c for c in chosen if c.get("mixer") == family]
+            share[i, j] = len(picks) / len(runs)
+            if picks:
+                sizes = sorted({c.get("kernel_width", c.get("rank")) for c in picks} - {None})
+                detail = ""
+                if sizes:
+                    detail = ("\nw = " if family == "convolution" else "\nk = ") + \
+                             ", ".join(map(str, sizes))
+                fits = np.array([c.get("eta", math.nan) for c in picks])
+                ax.text(j, i, f"{len(picks)}/{len(runs)}{detail}\nη(fit) {fmt(fits)}",
+                        ha="center", va="center", fontsize=9.5, fontweight="bold",
+                        color="black" if share[i, j] > 0.55 else "white")
+            if family == claimed:
+                ax.add_patch(Rectangle((j - 0.47, i - 0.47), 0.94, 0.94, fill=False,
+                                       ec="red", lw=3))
+    im = ax.imshow(share, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    plt.colorbar(im, ax=ax, label="share of seeds")
+    ax.set_xticks(range(len(PARSIMONY)), PARSIMONY)
+    ax.set_yticks(range(nk), [f"{k}\n({len(r)} seeds)" for k, r in groups])
+    ax.xaxis.tick_top()
+    ax.set_xlabel("closest special case: the mixer with the fewest parameters whose fit to "
+                  f"{MBAR} keeps\nη(fit) ≥ 0.95·η (attention and universal only when ι ≥ iota_min "
+                  "and the layer beats M_fix);\nred box: the seed paper's claim")
+    ax.set_title("Parsimony version: which special case describes the layer (no order of tests)",
+                 pad=12)
+
+
+def score_version(groups, fig, ax):
+    nk = len(groups)
     score = np.full((nk, len(OPERATORS)), np.nan)
-    fig, ax = plt.subplots(figsize=(11, 1.7 * nk + 2.2))
     for i, (kind, runs) in enumerate(groups):
         ms = [r["metrics"] for r in runs]
         for j, (_, op, f) in enumerate(OPERATORS):
@@ -342,8 +397,6 @@ def fig_emergence(groups, out):
     ax.set_ylabel("dataset")
     ax.set_title("Figure 2: emergence matrix (mean ± std over seeds; M*: the optimum's score)",
                  pad=12)
-    fig.tight_layout()
-    save(fig, out, "fig2_emergence")
 
 
 # ---------------------------------------------------------------- figure 3

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analysis/alignment.hpp"
+#include "analysis/closest_special_case.hpp"
 #include "analysis/input_dependence.hpp"
 #include "analysis/routing.hpp"
 #include "analysis/spectrum.hpp"
@@ -268,6 +269,9 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
         {"content_effective_rank", content_spectrum.effective_rank},
         {"position_effective_rank", position_spectrum.effective_rank}};
   }
+
+  // The parsimony verdict, what this mixer can express, and why (universality spec §3).
+  add_parsimony(metrics, dataset, model, layer_mean, optimal_mean, thresholds);
   return analysis;
 }
 

@@ -154,6 +154,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
     else
       spdlog::info("previous metrics kept in {}; what changed is in manifest.json \"analyses\"",
                    (run / kept).string());
+    if (metrics.contains("explanation"))
+      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     return int(kSuccess);
   });
 }

@@ -177,6 +177,7 @@ json manifest_json(const RunRecord& run, const std::string& status) {
           {"status", status},
           {"complete", status == "complete"},
           {"seed", run.config.seed},
+          {"mixer", run.config.layer.mixer},
           {"threads", omp_get_max_threads()},
           {"steps", run.config.train.steps},
           {"host", io::host_name()},
@@ -341,9 +342,10 @@ int run_train(const TrainArguments& arguments) {
 
     const int threads = omp_get_max_threads();
     spdlog::info(
-        "train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}", config.name,
-        config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
-        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
+        "train '{}': {} data, {} mixer, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}",
+        config.name, config.dataset.kind, config.layer.mixer, config.dataset.n, config.dataset.d,
+        config.layer.rank, config.train.steps, config.train.batch_size, threads,
+        threads == 1 ? "" : "s", out.string(),
         source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
 
     train::TrainOptions options;
@@ -418,6 +420,8 @@ int run_train(const TrainArguments& arguments) {
         wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
         metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
     spdlog::info("{}", analysis::verdict_sentence(metrics));
+    if (metrics.contains("explanation"))
+      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

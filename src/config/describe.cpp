@@ -2,12 +2,14 @@
 
 #include "config/keys.hpp"
 #include "data/registry.hpp"
+#include "model/mixers/registry.hpp"
 
 namespace ufl::config {
 namespace {
 
+// "" for a key of every run; else whose it is: " (dataset kind 'periodic' only)".
 std::string owner_note(const Key& key) {
-  return key.owner_kind.empty() ? "" : " (dataset.kind " + key.owner_kind + " only)";
+  return key.owners.everyone() ? "" : " (" + key.owners.describe() + " only)";
 }
 
 // Markdown table cells: '|' would end the cell.
@@ -32,6 +34,9 @@ std::string describe_keys_text() {
   for (const data::DatasetKind& kind : data::dataset_kinds())
     text += "  " + kind.name + ": " + kind.summary + " (the seed paper claims " +
             kind.claimed_operator + " emerges)\n";
+  text += "\nMixers (layer.mixer):\n";
+  for (const model::Mixer<float>* mixer : model::mixers<float>())
+    text += "  " + std::string(mixer->name()) + ": " + std::string(mixer->summary()) + "\n";
   return text;
 }
 
@@ -58,6 +63,13 @@ std::string describe_keys_markdown() {
   for (const data::DatasetKind& kind : data::dataset_kinds())
     page +=
         "| `" + kind.name + "` | " + cell(kind.summary) + " | " + kind.claimed_operator + " |\n";
+  page +=
+      "\n## Mixers\n\n"
+      "| `layer.mixer` | what it is |\n"
+      "|---|---|\n";
+  for (const model::Mixer<float>* mixer : model::mixers<float>())
+    page +=
+        "| `" + std::string(mixer->name()) + "` | " + cell(std::string(mixer->summary())) + " |\n";
   return page;
 }
 

@@ -2,9 +2,11 @@
 // struct's), its rule and its meaning. Cross-key rules name the other key and its value.
 #include "config/keys.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "data/registry.hpp"
+#include "model/mixers/registry.hpp"
 
 namespace ufl::config {
 namespace {
@@ -84,8 +86,19 @@ class Entry {
   // A key of one dataset kind: its rules are the kind's (its record's check, data/registry.hpp);
   // `words` says them for --describe.
   Entry& owned_by(std::string kind, std::string words) {
-    key_.owner_kind = std::move(kind);
+    key_.owners = KeyOwners{"dataset.kind", "dataset kind", {std::move(kind)}};
     key_.rule = std::move(words);
+    return *this;
+  }
+  // A layer key that only some mixers read: those that list it (Mixer::config_keys), so a new
+  // mixer claims its keys without an edit here. Its rule is checked as any other's.
+  Entry& used_by_mixers() {
+    key_.owners = KeyOwners{"layer.mixer", "mixer", {}};
+    for (const model::Mixer<float>* mixer : model::mixers<float>()) {
+      const std::vector<std::string> reads = mixer->config_keys();
+      if (std::find(reads.begin(), reads.end(), key_.path) != reads.end())
+        key_.owners.values.emplace_back(mixer->name());
+    }
     return *this;
   }
   Entry& follows(std::string words, std::function<void(Config&)> derive) {
@@ -166,8 +179,16 @@ std::vector<Key> build_table() {
                     &data::DatasetConfig::singular_value_decay,
                     "the singular values s_j ∝ singular_value_decay^j")
           .owned_by("lowrank", "a number > 0"),
+      Entry<std::string>("layer.mixer", &Config::layer, &model::LayerConfig::mixer,
+                         "how the layer builds its operator M: the universal layer or one of its "
+                         "special cases (docs/universality.md)")
+          .rule("one of " + model::mixer_names(),
+                [](const std::string& mixer, const Config&) {
+                  return model::find_mixer<float>(mixer) != nullptr;
+                }),
       Entry<int>("layer.rank", &Config::layer, &model::LayerConfig::rank,
                  "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
+          .used_by_mixers()
           .follows("dataset.n", [](Config& c) { c.layer.rank = c.dataset.n; })
           .rule(
               "an integer, 1 ≤ r ≤ dataset.n",
@@ -180,7 +201,22 @@ std::vector<Key> build_table() {
       Entry<double>("layer.content_init_scale", &Config::layer,
                     &model::LayerConfig::content_init_scale,
                     "c: content rows of A and B start as N(0, c²/(n·d))")
+          .used_by_mixers()
           .rule("a number ≥ 0", at_least(0.0)),
+      Entry<int>("layer.kernel_width", &Config::layer, &model::LayerConfig::kernel_width,
+                 "w, the convolution mixer's taps −⌊w/2⌋..⌊w/2⌋ (a band of w diagonals)")
+          .used_by_mixers()
+          .rule(
+              "an odd integer, 1 ≤ w ≤ 2·dataset.n − 1",
+              [](const int& width, const Config& c) {
+                return width >= 1 && width % 2 == 1 && width <= 2 * c.dataset.n - 1;
+              },
+              [](const Config& c) {
+                return c.layer.kernel_width % 2 == 0 || c.layer.kernel_width < 1
+                           ? std::string("an odd integer ≥ 1")
+                           : "at most 2·dataset.n − 1 = " + std::to_string(2 * c.dataset.n - 1) +
+                                 " (the widest band of an n×n matrix)";
+              }),
       Entry<int>("train.steps", &Config::train, &train::TrainConfig::steps,
                  "training steps (one minibatch each)")
           .rule("an integer ≥ 1", at_least(1)),
@@ -243,6 +279,19 @@ const Key* find_key(std::string_view path) {
   for (const Key& key : keys())
     if (key.path == path) return &key;
   return nullptr;
+}
+
+std::string KeyOwners::describe() const {
+  std::string names;
+  for (const std::string& value : values) names += (names.empty() ? "'" : ", '") + value + "'";
+  return noun + (values.size() == 1 ? " " : "s ") + names;
+}
+
+bool applies(const Key& key, const Config& config) {
+  if (key.owners.everyone()) return true;
+  const std::string selected = find_key(key.owners.selector)->read(config).get<std::string>();
+  const auto& values = key.owners.values;
+  return std::find(values.begin(), values.end(), selected) != values.end();
 }
 
 std::string default_of(const Key& key) {

@@ -15,6 +15,17 @@ namespace ufl::config {
 
 enum class ValueType { kString, kInteger, kNumber, kIntegerList };
 
+// The runs a key belongs to: those whose `selector` key ("dataset.kind", "layer.mixer") has one
+// of `values`. No selector: every run.
+struct KeyOwners {
+  std::string selector;
+  std::string noun;  // "dataset kind", "mixer": for messages
+  std::vector<std::string> values;
+  bool everyone() const { return selector.empty(); }
+  // "dataset kind 'local'", "mixers 'universal', 'attention', 'lowrank'".
+  std::string describe() const;
+};
+
 struct Key {
   std::string path;  // "dataset.n"
   ValueType type = ValueType::kNumber;
@@ -24,8 +35,10 @@ struct Key {
   std::string meaning;       // one line: what the key does
   std::string rule;          // the rule in words, for --describe ("≥ 2", "at most dataset.n")
   std::string default_text;  // the default for --describe when it follows another key
-  // The dataset kind the key belongs to ("" for every run); that kind's record checks its rules.
-  std::string owner_kind;
+  // Who uses the key: every run (empty), or only runs whose selector key has one of the owners'
+  // values: a dataset kind's key (dataset.freqs: periodic; that kind's record checks its rules)
+  // or a mixer's (layer.kernel_width: convolution; the mixers say which keys they read).
+  KeyOwners owners;
 
   // The key's field in a Config, as JSON, and back (the value has passed the type check).
   std::function<nlohmann::json(const Config&)> read;
@@ -37,6 +50,9 @@ struct Key {
   // of the keys it depends on ("at most dataset.n = 32").
   std::function<std::string(const Config&)> violation;
 };
+
+// The key belongs to this run (its owners include the run's dataset kind or mixer).
+bool applies(const Key& key, const Config& config);
 
 // Every key, in the order of the resolved config.json and of --describe.
 const std::vector<Key>& keys();

@@ -298,10 +298,6 @@ const json* value_at(const json& document, const std::string& path) {
   return &document.at(section).at(name);
 }
 
-bool owned(const Key& key, const Config& config) {
-  return key.owner_kind.empty() || key.owner_kind == config.dataset.kind;
-}
-
 // Writes the checked JSON into a Config, fills the defaults that follow other keys, and checks
 // every rule in table order; an error names where the value came from.
 Config build(const std::string& source, const json& document, const Sources& sources) {
@@ -319,14 +315,21 @@ Config build(const std::string& source, const json& document, const Sources& sou
                       (given == sources.end() ? " (default " + value + ")" : std::string()) +
                       " must be " + rule + ", got " + value);
   };
-  const Key& kind = *find_key("dataset.kind");
-  if (const std::string broken = kind.violation(config); !broken.empty()) blame(kind, broken);
+  // The keys that decide which others belong (dataset.kind, layer.mixer) come first.
   for (const Key& key : keys())
-    if (!owned(key, config) && value_at(document, key.path) != nullptr)
-      throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to dataset kind '" +
-                        key.owner_kind + "', not '" + config.dataset.kind + "'; remove it");
+    if (!key.owners.everyone()) {
+      const Key& selector = *find_key(key.owners.selector);
+      if (const std::string broken = selector.violation(config); !broken.empty())
+        blame(selector, broken);
+    }
+  for (const Key& key : keys())
+    if (!applies(key, config) && value_at(document, key.path) != nullptr)
+      throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to " +
+                        key.owners.describe() + ", not '" +
+                        find_key(key.owners.selector)->read(config).get<std::string>() +
+                        "'; remove it");
   for (const Key& key : keys()) {
-    if (!owned(key, config) || !key.violation) continue;
+    if (!applies(key, config) || !key.violation) continue;
     if (const std::string broken = key.violation(config); !broken.empty()) blame(key, broken);
   }
   // The kind's own rules: on its keys, and those it adds to shared ones (global: n even).
@@ -389,7 +392,7 @@ Config load_config(const std::filesystem::path& path, const std::vector<std::str
 json to_json(const Config& config) {
   json document = json::object();
   for (const Key& key : keys()) {
-    if (!owned(key, config)) continue;
+    if (!applies(key, config)) continue;
     const auto dot = key.path.find('.');
     if (dot == std::string::npos)
       document[key.path] = key.read(config);

@@ -40,7 +40,7 @@ Config load_config(const std::filesystem::path& path,
 // at `path`, else what it must be ("must be an integer from 0 to 18446744073709551615, got -1").
 std::string flag_problem(const std::string& path, const std::string& text);
 
-// The resolved config: every key with its value, only the dataset keys of its kind.
+// The resolved config: every key with its value, only the keys of its dataset kind and mixer.
 nlohmann::json to_json(const Config& config);
 
 // Every valid key path, for --help and suggestions.

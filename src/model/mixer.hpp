@@ -44,6 +44,16 @@ struct MixerGraph {
   std::string kernel;  // which kernel computes it: "composite", "dense", "structured", …
 };
 
+// What a mixer's operators can be, for the analysis (universality spec §1, §3): the fixed operators
+// it can express, as one of the linear families the analysis fits (a band of w diagonals,
+// symmetric circulant filters, matrices of rank ≤ r), and one phrase for a run's explanation.
+struct OperatorFamily {
+  enum class Fixed { kBand, kSymmetricCirculant, kRankAtMost, kNone };
+  Fixed fixed = Fixed::kNone;  // kNone: no such family (attention's rows are row-stochastic)
+  int size = 0;                // the band's width, or the rank bound
+  std::string words;           // "one band of 5 taps, the same on every row"
+};
+
 // Ω = A·diag(σ)·Bᵀ over homogeneous coordinates (seed 003), for mixers that have such factors.
 struct Factors {
   Eigen::MatrixXd A, B;
@@ -75,6 +85,12 @@ class Mixer {
   virtual bool input_dependent() const = 0;
   // U = H̃A and V = H̃B exist: the orthogonality penalty and orth_rel apply.
   virtual bool has_factors() const = 0;
+  // The layer.* config keys it reads besides layer.mixer ("layer.rank"): the key table makes
+  // them this mixer's, so giving one to a mixer that does not read it is an error.
+  virtual std::vector<std::string> config_keys() const = 0;
+  // What its operators can be, at this shape and config.
+  virtual OperatorFamily operator_family(const LayerShape& shape,
+                                         const LayerConfig& config) const = 0;
 
   // The mixer's parameters (W_v excluded), in the order every other method takes them.
   virtual std::vector<TensorSpec> parameters(const LayerShape& shape,

@@ -9,6 +9,7 @@ struct LayerConfig {
   std::string mixer = "universal";  // a registered mixer (model/mixers/registry.hpp)
   int rank = 32;                    // r; the config loader fills in dataset.n when it is omitted
   double content_init_scale = 1.0;
+  int kernel_width = 5;  // the convolution mixer's band: taps −⌊w/2⌋..⌊w/2⌋ (w odd)
 };
 
 // The stack (section 7 of the seed): depth L layers on a residual stream of width D ≥ d.

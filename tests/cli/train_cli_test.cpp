@@ -192,3 +192,66 @@ TEST_CASE(
   CHECK(result.exit_code == 0);
   CHECK(fs::exists(folder / "run/metrics.json"));
 }
+
+TEST_CASE("every mixer trains; its run folder says which mixer it holds and writes what it has") {
+  TemporaryFolder folder;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> mixers = {
+      {"universal",
+       {"params/A.npy", "params/B.npy", "params/s.npy", "params/g.npy", "U.npy", "Sigma.npy",
+        "Omega.npy"}},
+      {"attention", {"params/A.npy", "params/B.npy", "params/s.npy", "U.npy", "Sigma.npy"}},
+      {"convolution", {"params/taps.npy"}},
+      {"fourier", {"params/gains.npy"}},
+      {"lowrank", {"params/P.npy", "params/s.npy", "params/Q.npy", "Sigma.npy", "U.npy"}},
+      {"linear", {"params/M.npy"}}};
+  for (const auto& [mixer, files] : mixers) {
+    CAPTURE(mixer);
+    const std::string out = folder / ("periodic-" + mixer);
+    const std::string rank = mixer == "lowrank" ? " --set layer.rank=4" : "";
+    // -q is dropped so the last lines (the explanation) are printed.
+    const std::string small = kSmallRun.substr(0, kSmallRun.size() - 3);
+    const CommandResult result = run_ufl(
+        "train configs/section8/periodic.json --set dataset.freqs=[2,5] --set layer.mixer=" +
+        mixer + rank + " --out " + out + small);
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    for (const std::string& file : files) CHECK_MESSAGE(fs::exists(fs::path(out) / file), file);
+    CHECK(fs::exists(fs::path(out) / "params/W_v.npy"));
+    CHECK(fs::exists(fs::path(out) / "M_mean.npy"));
+    CHECK(fs::exists(fs::path(out) / "U.npy") ==
+          (mixer == "universal" || mixer == "attention" || mixer == "lowrank"));
+    const auto config = nlohmann::json::parse(read_text(fs::path(out) / "config.json"));
+    const auto manifest = nlohmann::json::parse(read_text(fs::path(out) / "manifest.json"));
+    const auto metrics = nlohmann::json::parse(read_text(fs::path(out) / "metrics.json"));
+    CHECK(config["layer"]["mixer"] == mixer);
+    CHECK(manifest["mixer"] == mixer);
+    CHECK(metrics["mixer"] == mixer);
+    CHECK(metrics["closest_special_case"].contains("mixer"));
+    CHECK(metrics["optimal"]["closest_special_case"]["mixer"] == "fourier");
+    // One line says why: the mixer, its η and the optimum's closest special case.
+    const std::string why = result.output.substr(result.output.find("why: "));
+    CHECK(std::count(why.begin(), why.end(), '\n') == 2);  // "why" and then "wrote …"
+    CHECK(why.find(mixer + " reached η") != std::string::npos);
+    CHECK(why.find("closest special case is fourier") != std::string::npos);
+  }
+  const CommandResult collected = run_ufl("collect " + folder.path.string());
+  REQUIRE(collected.exit_code == 0);
+  const std::string header = collected.output.substr(0, collected.output.find('\n'));
+  for (const char* column :
+       {"mixer", "config.layer.mixer", "closest_special_case.mixer", "closest_special_case.eta",
+        "closest_special_case.parameters", "mixer_parameters"})
+    CHECK_MESSAGE(header.find(std::string(",") + column + ",") != std::string::npos, column);
+}
+
+TEST_CASE("a layer key the mixer does not read is bad input, named with its mixers") {
+  TemporaryFolder folder;
+  const CommandResult result = run_ufl(
+      "train configs/section8/local.json --set layer.mixer=fourier "
+      "--set layer.kernel_width=7 --out " +
+      (folder / "run"));
+  CHECK(result.exit_code == 2);
+  CHECK(result.output ==
+        "ufl: error: --set: layer.kernel_width belongs to mixer 'convolution', not 'fourier'; "
+        "remove it\n");
+  CHECK_FALSE(fs::exists(folder / "run"));
+}

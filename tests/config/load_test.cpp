@@ -172,3 +172,46 @@ TEST_CASE("a flag that sets one key is checked by the key table") {
   CHECK(flag_problem("seed", "2.5") == "must be an integer, got 2.5");
   CHECK(flag_problem("seed", "three") == "must be an integer, got \"three\"");
 }
+
+TEST_CASE("layer.mixer is universal by default and one of the registered mixers") {
+  CHECK(parse_config("{}", "t").layer.mixer == "universal");
+  CHECK(parse_config("{}", "t", {"layer.mixer=fourier"}).layer.mixer == "fourier");
+  CHECK(error_of("{}", {"layer.mixer=wavelet"}) ==
+        "--set: layer.mixer must be one of universal, attention, convolution, fourier, lowrank, "
+        "linear, got \"wavelet\"");
+}
+
+TEST_CASE("a layer key of another mixer is an error naming the mixers that read it") {
+  CHECK(error_of(R"({"layer": {"mixer": "fourier", "kernel_width": 5}})") ==
+        "test.json: layer.kernel_width belongs to mixer 'convolution', not 'fourier'; remove it");
+  CHECK(error_of("{}", {"layer.mixer=linear", "layer.rank=4"}) ==
+        "--set: layer.rank belongs to mixers 'universal', 'attention', 'lowrank', not 'linear'; "
+        "remove it");
+  CHECK(error_of("{}", {"layer.mixer=lowrank", "layer.content_init_scale=2"}) ==
+        "--set: layer.content_init_scale belongs to mixers 'universal', 'attention', not "
+        "'lowrank'; remove it");
+  CHECK(parse_config("{}", "t", {"layer.mixer=lowrank", "layer.rank=4"}).layer.rank == 4);
+}
+
+TEST_CASE("layer.kernel_width is odd and at most 2n − 1") {
+  const Config config = parse_config("{}", "t", {"layer.mixer=convolution"});
+  CHECK(config.layer.kernel_width == 5);
+  CHECK(error_of("{}", {"layer.mixer=convolution", "layer.kernel_width=4"}) ==
+        "--set: layer.kernel_width must be an odd integer ≥ 1, got 4");
+  CHECK(
+      error_of(R"({"dataset": {"n": 8}, "layer": {"mixer": "convolution", "kernel_width": 17}})") ==
+      "test.json: layer.kernel_width must be at most 2·dataset.n − 1 = 15 (the widest band of an "
+      "n×n matrix), got 17");
+}
+
+TEST_CASE("the resolved config holds the layer keys of its mixer only") {
+  const auto universal = to_json(parse_config("{}", "t"));
+  CHECK(universal["layer"] ==
+        nlohmann::json::parse(R"({"mixer": "universal", "rank": 32, "content_init_scale": 1.0})"));
+  const auto convolution = to_json(parse_config("{}", "t", {"layer.mixer=convolution"}));
+  CHECK(convolution["layer"] ==
+        nlohmann::json::parse(R"({"mixer": "convolution", "kernel_width": 5})"));
+  const auto linear = to_json(parse_config("{}", "t", {"layer.mixer=linear"}));
+  CHECK(linear["layer"] == nlohmann::json::parse(R"({"mixer": "linear"})"));
+  CHECK(to_json(parse_config(linear.dump(), "t")) == linear);
+}

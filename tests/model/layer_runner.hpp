@@ -21,16 +21,22 @@ inline std::vector<Eigen::MatrixXd> random_inputs(int count, int n, int d, std::
   return inputs;
 }
 
+// A model of `depth` layers as `layer` says on n×d inputs.
+inline model::Model<double> model_with(int n, int d, const model::LayerConfig& layer, int depth = 1,
+                                       bool residual = false) {
+  model::ModelConfig stack;
+  stack.depth = depth;
+  stack.residual = residual;
+  return model::Model<double>(n, d, stack, layer);
+}
+
 // A model of `depth` layers of `mixer` with rank r on n×d inputs.
 inline model::Model<double> model_of(int n, int d, int r, const std::string& mixer = "universal",
                                      int depth = 1, bool residual = false) {
   model::LayerConfig layer;
   layer.mixer = mixer;
   layer.rank = r;
-  model::ModelConfig stack;
-  stack.depth = depth;
-  stack.residual = residual;
-  return model::Model<double>(n, d, stack, layer);
+  return model_with(n, d, layer, depth, residual);
 }
 
 // Layer l of a universal model, by parameter name.

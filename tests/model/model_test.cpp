@@ -8,66 +8,12 @@
 
 #include "data/rng.hpp"
 #include "layer_runner.hpp"
-#include "model/loss.hpp"
+#include "model_gradient.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::model_gradient_error;
 using ufl::testing::model_of;
-
-namespace {
-
-struct Recorded {
-  ModelGraph<double> model;
-  LossGraph<double> loss;
-};
-
-// Records the model with its loss on `tape`, plans it, and fills X and C with standard normals.
-Recorded record_with_random_inputs(Tape<double>& tape, Model<double>& model, int batch,
-                                   double ortho_weight, LayerKernels kernels, data::Rng& rng) {
-  Recorded recorded;
-  recorded.model = record_model(tape, model, batch, true, kernels);
-  recorded.loss = record_loss(tape, recorded.model, ortho_weight);
-  tape.plan();
-  for (Var input : {recorded.model.x, recorded.loss.target}) {
-    auto tensor = tape.value(input);
-    for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = rng.normal();
-  }
-  return recorded;
-}
-
-// Relative error of the tape's gradient of the loss against central differences, over every
-// parameter of the model.
-double model_gradient_error(Model<double> model, int batch, double gate_logit, std::uint64_t seed,
-                            LayerKernels kernels) {
-  data::Rng rng(seed, data::Stream::kMonteCarlo);
-  for (double& value : model.params.values) value = 0.5 * rng.normal();
-  for (const ParameterSlice& slice : model.params.slices)
-    if (slice.tensor == "g") model.params.values[slice.offset] = gate_logit;
-  Tape<double> tape;
-  const Recorded recorded = record_with_random_inputs(tape, model, batch, 0.3, kernels, rng);
-  const Var loss = recorded.loss.loss;
-  tape.forward();
-  tape.backward(loss);
-  const std::vector<double> analytic = model.params.grads;
-  double max_error = 0, max_numeric = 0;
-  for (std::size_t e = 0; e < model.params.values.size(); ++e) {
-    const double original = model.params.values[e];
-    const double step = 1e-6 * std::max(1.0, std::abs(original));
-    model.params.values[e] = original + step;
-    tape.forward();
-    const double plus = tape.value(loss).data[0];
-    model.params.values[e] = original - step;
-    tape.forward();
-    const double minus = tape.value(loss).data[0];
-    model.params.values[e] = original;
-    const double numeric = (plus - minus) / (2 * step);
-    max_error = std::max(max_error, std::abs(numeric - analytic[e]));
-    max_numeric = std::max(max_numeric, std::abs(numeric));
-  }
-  return max_error / max_numeric;
-}
-
-}  // namespace
 
 TEST_CASE("one layer + loss: gradients match finite differences for several shapes and gates") {
   for (LayerKernels kernels :

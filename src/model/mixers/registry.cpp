@@ -4,14 +4,36 @@
 #include <memory>
 #include <stdexcept>
 
+#include "model/mixers/attention.hpp"
+#include "model/mixers/convolution.hpp"
+#include "model/mixers/fourier.hpp"
+#include "model/mixers/linear.hpp"
+#include "model/mixers/lowrank.hpp"
 #include "model/mixers/universal.hpp"
 
 namespace ufl::model {
 
+namespace {
+
+// One instance of a mixer for the whole program.
+template <class ConcreteMixer>
+const ConcreteMixer* instance() {
+  static const ConcreteMixer mixer;
+  return &mixer;
+}
+
+}  // namespace
+
 template <class T>
 const std::vector<const Mixer<T>*>& mixers() {
-  static const UniversalMixer<T> universal;
-  static const std::vector<const Mixer<T>*> all = {&universal};
+  static const std::vector<const Mixer<T>*> all = {
+      instance<UniversalMixer<T>>(),    // (1−γ)S + γ·softmax(S): the default
+      instance<AttentionMixer<T>>(),    // softmax(S), γ = 1
+      instance<ConvolutionMixer<T>>(),  // a Toeplitz band of w taps
+      instance<FourierMixer<T>>(),      // a symmetric circulant filter
+      instance<LowrankMixer<T>>(),      // P·Σ·Qᵀ of rank ≤ r
+      instance<LinearMixer<T>>(),       // a free n×n matrix
+  };
   return all;
 }
 

@@ -147,11 +147,24 @@ void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap
   homogeneous_project_backward<T>(h, b, ConstMatrixMap<T>(d_v.data(), n, r), dh, db);
 }
 
-// inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1]; W_v [1, d, d].
-// outputs: the branch [B, n, d] and the penalty [B, 1, 1].
+// How the gate is set: learned (γ = sigmoid(g), the universal mixer) or fixed open, γ = 1 (the
+// attention mixer: M = softmax(S); the kernels then compute 0·S + 1·softmax(S) exactly).
+enum class GateMode { kLearned, kOpen };
+
+// inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1] (learned gate only);
+// W_v [1, d, d]. outputs: the branch [B, n, d] and the penalty [B, 1, 1].
 template <class T>
 struct FusedUniversalOp : Op<T> {
   UniversalLayout layout{};
+  GateMode gate = GateMode::kLearned;
+
+  int w_v_input() const { return gate == GateMode::kLearned ? 5 : 4; }
+  T gamma(const Tape<T>& tape) const {
+    return gate == GateMode::kLearned ? tape.value(this->inputs[4]).data[0] : T(1);
+  }
+  T* gamma_gradient(int b) const {
+    return gate == GateMode::kLearned ? this->sinks[4].begin_sample(b) : nullptr;
+  }
 
   // Each sample's activations, then one set of temporaries per sample group: a group's
   // samples run one after another on one thread, so they reuse it while it is in cache.
@@ -168,35 +181,42 @@ struct FusedUniversalOp : Op<T> {
     UniversalSample<T> keep = universal_sample(activations(b), layout);
     tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
         tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data,
-        tape.value(this->inputs[4]).data[0], tape.value(this->inputs[5]).view(0), keep,
-        temporaries(tape, b), tape.value(this->output).matrix(b));
+        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
+        tape.value(this->inputs[w_v_input()]).view(0), keep, temporaries(tape, b),
+        tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(activations(b), layout);
     universal_backward<T>(tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
                           tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data,
-                          tape.value(this->inputs[4]).data[0], tape.value(this->inputs[5]).view(0),
-                          keep, tape.grad(this->output).view(b),
+                          gamma(tape), tape.value(this->inputs[w_v_input()]).view(0), keep,
+                          tape.grad(this->output).view(b),
                           tape.grad(this->extra_outputs[0]).sample(b)[0], temporaries(tape, b),
                           this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
                           this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b),
-                          this->sinks[4].begin_sample(b), this->sinks[5].begin_sample(b));
+                          gamma_gradient(b), this->sinks[w_v_input()].begin_sample(b));
   }
 };
 
-// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
+// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}. Without a valid
+// `gamma` the gate is open (γ = 1).
 template <class T>
 std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
                                     Var w_v, const std::string& name) {
   const Shape& sh = tape.shape(h);
   const Shape& sa = tape.shape(a);
   if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
-      tape.shape(sigma).size() != std::size_t(sa.cols) || tape.shape(gamma).size() != 1 ||
+      tape.shape(sigma).size() != std::size_t(sa.cols) ||
+      (gamma.valid() && tape.shape(gamma).size() != 1) ||
       tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
     throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
   auto op = std::make_unique<FusedUniversalOp<T>>();
-  op->inputs = {h, a, b, sigma, gamma, w_v};
+  if (gamma.valid()) {
+    op->inputs = {h, a, b, sigma, gamma, w_v};
+  } else {
+    op->inputs = {h, a, b, sigma, w_v};
+    op->gate = GateMode::kOpen;
+  }
   op->layout = UniversalLayout{sh.rows, sh.cols, sa.cols};
   const std::vector<Var> outputs = tape.record_outputs(
       std::move(op),
@@ -213,7 +233,79 @@ Var gram_penalty(Tape<T>& tape, Var factor, const std::string& name) {
   return sample_sum(tape, square(tape, deviation), 1.0 / (double(r) * r), name + "_penalty");
 }
 
-// ---- the mixer ---------------------------------------------------------------------------------
+// ---- the factorized mixers (universal, attention) ---------------------------------------------
+
+// Position rows of A and B from N(0, 1/n), content rows from N(0, c²/(n·d)), bias rows zero
+// (spec §2). Draw order: A's content rows, A's position rows, B's content rows, B's position
+// rows, row-major.
+template <class T>
+void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerShape& shape,
+                                    const LayerConfig& config, data::Rng& rng) {
+  const double content_std = config.content_init_scale / std::sqrt(double(shape.n) * shape.d);
+  const double position_std = 1.0 / std::sqrt(double(shape.n));
+  for (MatrixMap<T>* factor : {&a, &b}) {
+    T* rows = factor->data();
+    const std::size_t content = std::size_t(shape.d) * shape.r;
+    const std::size_t position = std::size_t(shape.n) * shape.r;
+    for (std::size_t e = 0; e < content; ++e) rows[e] = T(content_std * rng.normal());
+    for (std::size_t e = 0; e < position; ++e) rows[content + e] = T(position_std * rng.normal());
+  }
+}
+
+// Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ, Σ = softplus(s) and M = (1−γ)S + γ·softmax(S),
+// γ = sigmoid(g); without a valid `g` the gate is open and M = softmax(S) (attention).
+template <class T>
+MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, Var w_v,
+                             LayerKernels kernels, bool with_penalty) {
+  const Var sigma = softplus(tape, s, "Sigma");
+  const Var gamma = g.valid() ? sigmoid(tape, g, "gamma") : Var{};
+  MixerGraph graph;
+  if (kernels != LayerKernels::kComposite) {
+    // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
+    // dense one. The structured kernel takes a learned gate only: attention stays dense.
+    const Shape input = tape.shape(h);
+    const bool structured =
+        gamma.valid() &&
+        (kernels == LayerKernels::kStructured ||
+         (kernels == LayerKernels::kFused &&
+          structured_pays(input.rows, input.cols, tape.shape(a).cols, input.batch,
+                          tape.needs_grad(h))));
+    graph.kernel = structured ? "structured" : "dense";
+    std::tie(graph.out, graph.penalty) =
+        structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")
+                   : fused_universal(tape, h, a, b, sigma, gamma, w_v, "branch");
+    return graph;
+  }
+  graph.kernel = "composite";
+  graph.U = homogeneous_project(tape, h, a, "U");
+  graph.V = homogeneous_project(tape, h, b, "V");
+  const Var u_sigma = diag_scale(tape, graph.U, sigma, "U_Sigma");
+  const Var S = matmul(tape, u_sigma, graph.V, false, true, "S");
+  const Var attention = softmax_rows(tape, S, "softmax_S");
+  graph.M = gamma.valid() ? lerp(tape, S, attention, gamma, "M") : attention;
+  const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
+  graph.out = matmul(tape, mixed, w_v, false, false, "branch");
+  if (with_penalty)
+    graph.penalty =
+        add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
+  return graph;
+}
+
+// Ω's factors A, B and σ = softplus(s), in double.
+template <class T>
+Factors homogeneous_factors(ConstMatrixMap<T> a, ConstMatrixMap<T> b, ConstMatrixMap<T> s) {
+  Factors factors{a.template cast<double>(), b.template cast<double>(), Eigen::VectorXd(s.cols())};
+  for (Eigen::Index j = 0; j < s.cols(); ++j) factors.sigma(j) = stable_softplus(double(s(0, j)));
+  return factors;
+}
+
+// Σ = softplus(s) for the run folder, computed in the parameters' precision.
+template <class T>
+DerivedArray<T> sigma_array(ConstMatrixMap<T> s) {
+  DerivedArray<T> sigma{"Sigma", {std::size_t(s.cols())}, {}};
+  for (Eigen::Index j = 0; j < s.cols(); ++j) sigma.values.push_back(stable_softplus(s(0, j)));
+  return sigma;
+}
 
 template <class T>
 class UniversalMixer : public Mixer<T> {
@@ -227,78 +319,40 @@ class UniversalMixer : public Mixer<T> {
   }
   bool input_dependent() const override { return true; }
   bool has_factors() const override { return true; }
+  std::vector<std::string> config_keys() const override {
+    return {"layer.rank", "layer.content_init_scale"};
+  }
+  // γ = 0 with position rows only: any fixed operator of rank ≤ r; γ = 1: attention.
+  OperatorFamily operator_family(const LayerShape& shape, const LayerConfig&) const override {
+    return {OperatorFamily::Fixed::kRankAtMost, shape.r,
+            "any fixed operator of rank ≤ " + std::to_string(shape.r) +
+                " (γ = 0) blended with attention (γ = 1)"};
+  }
 
   std::vector<TensorSpec> parameters(const LayerShape& shape, const LayerConfig&) const override {
     const int h = shape.homogeneous_dim();
     return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}, {"g", 1, 1}};
   }
-
-  // Position rows of A and B from N(0, 1/n), content rows from N(0, c²/(n·d)), bias rows, s and g
-  // zero (spec §2). Draw order: A's content rows, A's position rows, B's content rows, B's
-  // position rows, row-major.
+  // A and B as initialize_homogeneous_factors draws them; s and g zero.
   void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
                   data::Rng& rng) const override {
-    const double content_std = config.content_init_scale / std::sqrt(double(shape.n) * shape.d);
-    const double position_std = 1.0 / std::sqrt(double(shape.n));
-    for (int factor : {kA, kB}) {
-      T* rows = params[factor].data();
-      const std::size_t content = std::size_t(shape.d) * shape.r;
-      const std::size_t position = std::size_t(shape.n) * shape.r;
-      for (std::size_t e = 0; e < content; ++e) rows[e] = T(content_std * rng.normal());
-      for (std::size_t e = 0; e < position; ++e) rows[content + e] = T(position_std * rng.normal());
-    }
+    initialize_homogeneous_factors(params[kA], params[kB], shape, config, rng);
   }
-
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
-    const Var sigma = softplus(tape, params[kS], "Sigma");
-    const Var gamma = sigmoid(tape, params[kG], "gamma");
-    MixerGraph graph;
-    if (kernels != LayerKernels::kComposite) {
-      // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else dense.
-      const Shape& input = tape.shape(h);
-      const bool structured = kernels == LayerKernels::kStructured ||
-                              (kernels == LayerKernels::kFused &&
-                               structured_pays(input.rows, input.cols, tape.shape(params[kA]).cols,
-                                               input.batch, tape.needs_grad(h)));
-      graph.kernel = structured ? "structured" : "dense";
-      std::tie(graph.out, graph.penalty) =
-          structured
-              ? structured_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch")
-              : fused_universal(tape, h, params[kA], params[kB], sigma, gamma, w_v, "branch");
-      return graph;
-    }
-    graph.kernel = "composite";
-    graph.U = homogeneous_project(tape, h, params[kA], "U");
-    graph.V = homogeneous_project(tape, h, params[kB], "V");
-    const Var u_sigma = diag_scale(tape, graph.U, sigma, "U_Sigma");
-    const Var S = matmul(tape, u_sigma, graph.V, false, true, "S");
-    const Var attention = softmax_rows(tape, S, "softmax_S");
-    graph.M = lerp(tape, S, attention, gamma, "M");
-    const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
-    graph.out = matmul(tape, mixed, w_v, false, false, "branch");
-    if (with_penalty)
-      graph.penalty =
-          add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
-    return graph;
+    return record_factorized(tape, h, params[kA], params[kB], params[kS], params[kG], w_v, kernels,
+                             with_penalty);
   }
 
   std::optional<double> gate(const ConstParameterViews<T>& params) const override {
     return stable_sigmoid(double(params[kG](0, 0)));
   }
   std::optional<Factors> factors(const ConstParameterViews<T>& params,
-                                 const LayerShape& shape) const override {
-    Factors factors{params[kA].template cast<double>(), params[kB].template cast<double>(),
-                    Eigen::VectorXd(shape.r)};
-    for (int j = 0; j < shape.r; ++j) factors.sigma(j) = stable_softplus(double(params[kS](0, j)));
-    return factors;
+                                 const LayerShape&) const override {
+    return homogeneous_factors(params[kA], params[kB], params[kS]);
   }
-  // Σ = softplus(s), computed in the parameters' precision.
   std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {
-    DerivedArray<T> sigma{"Sigma", {std::size_t(params[kS].cols())}, {}};
-    for (Eigen::Index j = 0; j < params[kS].cols(); ++j)
-      sigma.values.push_back(stable_softplus(params[kS](0, j)));
-    return {sigma};
+    return {sigma_array(params[kS])};
   }
 };
 

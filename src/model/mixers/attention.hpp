@@ -1,0 +1,84 @@
+#pragma once
+// The attention mixer (universality spec §1, seed 000 §3): the universal layer with its gate fixed
+// open, γ = 1, and no g:
+//   U = H̃A, V = H̃B, Σ = diag(softplus(s)), M = softmax_rows(UΣVᵀ),      branch = M·H·W_v,
+// with the universal layer's orthogonality penalty on U and V. It runs on the universal layer's
+// own kernels (model/mixers/universal.hpp) in their open-gate mode, so both compute the same
+// softmax branch the same way.
+//
+// Hand-set: content rows of A = W_Q and of B = W_K, Σ = I make it softmax(X W_Q W_Kᵀ Xᵀ) X W_V.
+#include <stdexcept>
+
+#include "model/mixers/universal.hpp"
+
+namespace ufl::model {
+
+template <class T>
+class AttentionMixer : public Mixer<T> {
+ public:
+  static constexpr int kA = 0, kB = 1, kS = 2;
+
+  std::string_view name() const override { return "attention"; }
+  std::string_view summary() const override {
+    return "M = softmax_rows(X̃AΣBᵀX̃ᵀ): the universal layer with its gate fixed open (γ = 1)";
+  }
+  bool input_dependent() const override { return true; }
+  bool has_factors() const override { return true; }
+  std::vector<std::string> config_keys() const override {
+    return {"layer.rank", "layer.content_init_scale"};
+  }
+  // Its operators are row-stochastic: no linear family of fixed operators describes them.
+  OperatorFamily operator_family(const LayerShape&, const LayerConfig&) const override {
+    return {OperatorFamily::Fixed::kNone, 0,
+            "an input-dependent M(X) whose rows are non-negative and sum to 1 (softmax)"};
+  }
+
+  std::vector<TensorSpec> parameters(const LayerShape& shape, const LayerConfig&) const override {
+    const int h = shape.homogeneous_dim();
+    return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}};
+  }
+  // As the universal layer: the same draws, so both start from the same A and B at one seed.
+  void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
+                  data::Rng& rng) const override {
+    initialize_homogeneous_factors(params[kA], params[kB], shape, config, rng);
+  }
+  MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
+                    const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
+    return record_factorized(tape, h, params[kA], params[kB], params[kS], Var{}, w_v, kernels,
+                             with_penalty);
+  }
+
+  std::optional<double> gate(const ConstParameterViews<T>&) const override { return 1.0; }
+  std::optional<Factors> factors(const ConstParameterViews<T>& params,
+                                 const LayerShape&) const override {
+    return homogeneous_factors(params[kA], params[kB], params[kS]);
+  }
+  std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {
+    return {sigma_array(params[kS])};
+  }
+};
+
+// One attention mixer's parameters, by name, with its layer's W_v.
+template <class T>
+struct AttentionParameters {
+  LayerShape shape;
+  MatrixMap<T> A, B, s, W_v;
+};
+
+// Y = softmax(X W_Q W_Kᵀ Xᵀ) X W_V: content rows of A = W_Q and of B = W_K (d×k, k ≤ r), the
+// other rows 0, Σ = I.
+inline void set_attention(AttentionParameters<double> layer, const Eigen::MatrixXd& query,
+                          const Eigen::MatrixXd& key, const Eigen::MatrixXd& value) {
+  const LayerShape& shape = layer.shape;
+  if (query.rows() != shape.d || key.rows() != shape.d || query.cols() != key.cols() ||
+      query.cols() > shape.r || value.rows() != shape.d || value.cols() != shape.d)
+    throw std::invalid_argument("set_attention: W_Q, W_K must be d×k with k ≤ r, W_V d×d");
+  layer.A.setZero();
+  layer.B.setZero();
+  layer.A.topLeftCorner(shape.d, query.cols()) = query;
+  layer.B.topLeftCorner(shape.d, key.cols()) = key;
+  layer.s.setConstant(inverse_softplus(1.0));
+  layer.W_v = value;
+}
+
+}  // namespace ufl::model

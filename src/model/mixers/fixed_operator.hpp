@@ -1,0 +1,108 @@
+#pragma once
+// The branch of every input-independent mixer (convolution, fourier, lowrank, linear;
+// universality spec §1): M is one n×n matrix per step, built once on the tape from the mixer's
+// parameters (ops on shared tensors run in the tape's prelude), and applied to each sample,
+//   branch = M·H·W_v,
+// by one op whose forward and backward are side by side below. The tape sums each sample's dM
+// and dW_v over the batch in fixed order, and dH flows on to the layer below in a stack.
+//
+// record_fixed_operator() records it either way a layer asks: the composite graph (two matmul
+// ops, the reference) or this fused op; both expose M, the same tensor for every sample.
+#include "model/mixer.hpp"
+#include "tape/ops.hpp"
+#include "tensor/small_gemm.hpp"
+
+namespace ufl::model {
+
+// One sample: Z = M·H (kept for backward), out = Z·W_v.
+template <class T>
+void fixed_branch_forward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrixMap<T> w_v,
+                          MatrixMap<T> z, MatrixMap<T> out) {
+  multiply(z, m, h);
+  multiply(out, z, w_v);
+}
+
+// One sample, from dOut: dW_v += Zᵀ·dOut; dZ = dOut·W_vᵀ; dM += dZ·Hᵀ; dH += Mᵀ·dZ (each
+// skipped when its pointer is nullptr). `temporaries` holds n·d + d·n + d·d values.
+template <class T>
+void fixed_branch_backward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrixMap<T> w_v,
+                           ConstMatrixMap<T> z, ConstMatrixMap<T> d_out, T* temporaries, T* dh,
+                           T* dm, T* dw_v) {
+  const Eigen::Index n = h.rows(), d = h.cols();
+  MatrixMap<T> d_z(temporaries, n, d), h_transposed(temporaries + n * d, d, n);
+  MatrixMap<T> w_v_transposed(temporaries + 2 * n * d, d, d);
+  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), z, d_out, true);
+  w_v_transposed = w_v.transpose();
+  multiply(d_z, d_out, w_v_transposed);
+  if (dm != nullptr) {
+    h_transposed = h.transpose();
+    multiply(MatrixMap<T>(dm, n, n), d_z, h_transposed, true);
+  }
+  if (dh != nullptr) multiply_at(MatrixMap<T>(dh, n, d), m, d_z, true);
+}
+
+// inputs: H [B, n, d]; M [1, n, n]; W_v [1, d, d]. output: the branch [B, n, d].
+template <class T>
+struct FixedBranchOp : Op<T> {
+  int n = 0, d = 0;
+
+  std::size_t kept_size() const { return std::size_t(n) * d; }
+  std::size_t temporaries_size() const { return 2 * std::size_t(n) * d + std::size_t(d) * d; }
+  // Each sample's Z, then one set of temporaries per sample group (reused by its samples).
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    return std::size_t(tape.shape(this->inputs[0]).batch) * kept_size() +
+           std::size_t(tape.group_count()) * temporaries_size();
+  }
+  MatrixMap<T> kept(int b) const {
+    return MatrixMap<T>(this->scratch + std::size_t(b) * kept_size(), n, d);
+  }
+  T* temporaries(const Tape<T>& tape, int b) const {
+    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * kept_size() +
+           std::size_t(b / tape.group_size()) * temporaries_size();
+  }
+  void forward_sample(Tape<T>& tape, int b) override {
+    fixed_branch_forward<T>(
+        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
+        tape.value(this->inputs[2]).view(0), kept(b), tape.value(this->output).matrix(b));
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    const MatrixMap<T> z = kept(b);
+    fixed_branch_backward<T>(
+        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
+        tape.value(this->inputs[2]).view(0), ConstMatrixMap<T>(z.data(), n, d),
+        tape.grad(this->output).view(b), temporaries(tape, b), this->sinks[0].begin_sample(b),
+        this->sinks[1].begin_sample(b), this->sinks[2].begin_sample(b));
+  }
+};
+
+// Records M·H·W_v as one op; M and W_v are shared by the batch.
+template <class T>
+Var fixed_branch(Tape<T>& tape, Var h, Var m, Var w_v, std::string name = "branch") {
+  const Shape& sh = tape.shape(h);
+  if (tape.shape(m) != Shape{1, sh.rows, sh.rows} || tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+    throw std::logic_error(name + ": M " + tape.shape(m).str() + " and W_v " +
+                           tape.shape(w_v).str() + " do not fit H " + sh.str());
+  auto op = std::make_unique<FixedBranchOp<T>>();
+  op->inputs = {h, m, w_v};
+  op->n = sh.rows;
+  op->d = sh.cols;
+  return tape.record(std::move(op), sh, std::move(name));
+}
+
+// The branch of an input-independent mixer whose operator `m` [1, n, n] is already on the tape.
+template <class T>
+MixerGraph record_fixed_operator(Tape<T>& tape, Var h, Var m, Var w_v, LayerKernels kernels) {
+  MixerGraph graph;
+  graph.M = m;
+  if (kernels != LayerKernels::kComposite) {
+    graph.kernel = "fused";
+    graph.out = fixed_branch(tape, h, m, w_v);
+  } else {
+    graph.kernel = "composite";
+    const Var mixed = matmul(tape, m, h, false, false, "MH");
+    graph.out = matmul(tape, mixed, w_v, false, false, "branch");
+  }
+  return graph;
+}
+
+}  // namespace ufl::model
