@@ -51,9 +51,14 @@ int run_analyze(const AnalyzeArguments& arguments) {
     results::write_analysis(run, analysis);
     results::write_json(run / "config.json", config::to_json(config));
     const auto& metrics = analysis.metrics;
-    spdlog::info("{}: η {:.4f}, η_fix {:.4f}, verdict {} (emerged: {})", run.string(),
-                 metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0),
-                 metrics.value("verdict", std::string("?")), metrics.value("emerged", false));
+    if (metrics.contains("verdict"))
+      spdlog::info("{}: η {:.4f}, η_fix {:.4f}, verdict {} (emerged: {})", run.string(),
+                   metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0),
+                   metrics.value("verdict", std::string("?")), metrics.value("emerged", false));
+    else
+      spdlog::info("{}: η {:.4f}, η_fix {:.4f}, layers became: {}", run.string(),
+                   metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0),
+                   analysis::layer_verdicts_text(metrics));
     return int(kSuccess);
   });
 }

@@ -175,8 +175,13 @@ int run_train(const TrainArguments& arguments) {
 
     const int threads = omp_get_max_threads();
     spdlog::info(
-        "train '{}': {} data, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}", config.name,
+        "train '{}': {} data, n={} d={} r={}{}, {} steps of {} on {} thread{} → {}{}", config.name,
         config.dataset.kind, config.dataset.n, config.dataset.d, config.layer.rank,
+        config.model.depth == 1 && config.model.width == config.dataset.d && !config.model.residual
+            ? std::string()
+            : ", " + std::to_string(config.model.depth) + " layer" +
+                  (config.model.depth == 1 ? "" : "s") + " of width " +
+                  std::to_string(config.model.width) + (config.model.residual ? " (residual)" : ""),
         config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
         resume ? " (resuming after step " + std::to_string(resume->state.steps_done) + ")" : "");
 
@@ -229,8 +234,12 @@ int run_train(const TrainArguments& arguments) {
         "{:.4f}",
         wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
         metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
-    spdlog::info("verdict: {} (emerged: {}, claimed: {})", metrics.value("verdict", std::string()),
-                 metrics.value("emerged", false), metrics.value("claimed", std::string()));
+    if (metrics.contains("verdict"))
+      spdlog::info("verdict: {} (emerged: {}, claimed: {})",
+                   metrics.value("verdict", std::string()), metrics.value("emerged", false),
+                   metrics.value("claimed", std::string()));
+    else
+      spdlog::info("layers became: {}", analysis::layer_verdicts_text(metrics));
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

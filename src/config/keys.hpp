@@ -13,7 +13,7 @@
 
 namespace ufl::config {
 
-enum class ValueType { kString, kInteger, kNumber, kIntegerList };
+enum class ValueType { kString, kInteger, kNumber, kIntegerList, kBoolean };
 
 struct Key {
   std::string path;  // "dataset.n"

@@ -93,6 +93,9 @@ void check_type(const std::string& source, const Key& key, const json& value) {
     case ValueType::kIntegerList:
       ok = value.is_array() && std::all_of(value.begin(), value.end(), is_integral);
       break;
+    case ValueType::kBoolean:
+      ok = value.is_boolean();
+      break;
   }
   if (!ok)
     throw ConfigError(source + ": " + key.path + " must be " + type_name(key.type) + ", got " +

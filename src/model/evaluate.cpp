@@ -70,7 +70,8 @@ void Evaluator::for_each_sample(const data::SampleSet& set,
       for (const LayerGraph<float>& layer : graph_.layers)
         outputs.layers.push_back(
             LayerOutputs{sample_of(layer.branch.M, s), sample_of(layer.branch.U, s),
-                         sample_of(layer.branch.V, s), sample_of(layer.output, s)});
+                         sample_of(layer.branch.V, s), sample_of(layer.output, s),
+                         sample_of(layer.input, s), sample_of(layer.branch.out, s)});
       visit(outputs);
     }
   }

@@ -21,15 +21,17 @@ inline std::vector<Eigen::MatrixXd> random_inputs(int count, int n, int d, std::
   return inputs;
 }
 
-// A model of `depth` layers of `mixer` with rank r on n×d inputs.
+// A model of `depth` layers of `mixer` with rank r on n×d inputs, on a stream of `width`
+// channels (0: d).
 inline model::Model<double> model_of(int n, int d, int r, const std::string& mixer = "universal",
-                                     int depth = 1, bool residual = false) {
+                                     int depth = 1, bool residual = false, int width = 0) {
   model::LayerConfig layer;
   layer.mixer = mixer;
   layer.rank = r;
   model::ModelConfig stack;
   stack.depth = depth;
   stack.residual = residual;
+  stack.width = width;
   return model::Model<double>(n, d, stack, layer);
 }
 
