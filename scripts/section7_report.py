@@ -26,6 +26,13 @@ except ImportError as e:
              f"(bash scripts/install_deps.sh installs them).")
 
 SUCCESS_ETA_FIX = 1.5
+# A run whose test MSE ends above 10× the best fixed operator's has blown up (the loss stays
+# finite, so the trainer does not stop it): counted apart, and left out of the means.
+DIVERGED_FACTOR = 10.0
+
+
+def diverged(metrics):
+    return not metrics["test_mse"] <= DIVERGED_FACTOR * metrics["fixed_mse"]
 KINDS = ["induction", "local", "global", "periodic", "lowrank"]
 
 
@@ -93,13 +100,15 @@ def table(runs):
     induction = [k for k in order if k[0] == "induction"]
     if induction:
         lines += ["### induction (recall after a key)", "",
-                  "| L | seeds | success (η_fix ≥ 1.5) | test MSE | η | η_fix | blank MSE | "
+                  "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
                   "blank routing (best layer) | per-layer verdict | dominant offset | branch gain |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for key in induction:
-            group = sorted(groups[key], key=lambda r: r["seed"])
+            everything = sorted(groups[key], key=lambda r: r["seed"])
+            blown = sum(diverged(r["metrics"]) for r in everything)
+            wins = sum(r["metrics"]["eta_fix"] >= SUCCESS_ETA_FIX for r in everything)
+            group = [r for r in everything if not diverged(r["metrics"])] or everything
             m = [r["metrics"] for r in group]
-            wins = sum(x["eta_fix"] >= SUCCESS_ETA_FIX for x in m)
             depth = key[1]
             verdicts = "<br>".join(f"{l + 1}: {verdict_counts(group, l)}" for l in range(depth))
             offsets = "<br>".join(f"{l + 1}: {offset_counts(group, l)}" for l in range(depth))
@@ -107,12 +116,14 @@ def table(runs):
                 f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
                 for l in range(depth))
             lines.append(
-                f"| {depth} | {len(group)} | {wins}/{len(group)} | "
+                f"| {depth} | {len(everything)} | {wins}/{len(everything)} | {blown} | "
                 f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
                 f"{mean_std([x['eta_fix'] for x in m])} | "
                 f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
                 f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
                 f"{gains} |")
+        lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
+                  "fixed operator's); the verdicts, offsets and gains are those seeds' too."]
         ref = groups[induction[0]][0]["metrics"]
         lines += ["", f"References on the same test sets: per-sample optimum MSE "
                   f"{ref['optimal_mse']:.3f} (blank rows "
@@ -123,8 +134,9 @@ def table(runs):
         for key in induction:
             group = sorted(groups[key], key=lambda r: r["seed"])
             lines.append(f"- L = {key[1]}: " + ", ".join(
-                f"s{r['seed']} {r['metrics']['eta_fix']:.2f}/"
-                f"{best_blank_routing(r['metrics']):.2f}" for r in group))
+                f"s{r['seed']} " + ("diverged" if diverged(r["metrics"]) else
+                                    f"{r['metrics']['eta_fix']:.2f}/"
+                                    f"{best_blank_routing(r['metrics']):.2f}") for r in group))
         lines.append("")
     others = [k for k in order if k[0] != "induction"]
     if others:
