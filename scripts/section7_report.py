@@ -183,6 +183,7 @@ def figure(runs, depth, out_dir):
     if not group:
         return None
     best = min(group, key=lambda r: r["metrics"]["test_mse"])
+    blown = [r["seed"] for r in group if diverged(r["metrics"])]
     fig, axes = plt.subplots(depth + 1, 3, figsize=(12, 3.3 * (depth + 1)), squeeze=False)
     n = best["config"]["dataset"]["n"]
     for l in range(depth):
@@ -207,6 +208,8 @@ def figure(runs, depth, out_dir):
         axes[l][2].set_title("diagonal energy")
     ax = axes[depth][0]
     for run in group:
+        if diverged(run["metrics"]):
+            continue  # listed in the table; its curve would hide the others
         steps, losses = read_curve(run)
         s = smooth(losses)
         ax.plot(steps[len(steps) - len(s):], s, lw=1,
@@ -214,8 +217,10 @@ def figure(runs, depth, out_dir):
     ax.axhline(best["metrics"]["fixed_mse"], color="k", ls="--", lw=1, label="best fixed")
     ax.axhline(best["metrics"]["optimal_mse"], color="k", ls=":", lw=1, label="optimum")
     ax.set_xlabel("step")
+    ax.set_yscale("log")
     ax.set_ylabel("training MSE (smoothed)")
-    ax.set_title(f"induction, L = {depth}: training curves")
+    ax.set_title(f"induction, L = {depth}: training curves" +
+                 (f"\n(not shown: diverged seeds {', '.join(map(str, blown))})" if blown else ""))
     ax.legend(fontsize=7, ncol=2)
     for ax in axes[depth][1:]:
         ax.axis("off")
