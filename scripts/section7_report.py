@@ -141,10 +141,16 @@ def table(runs):
     others = [k for k in order if k[0] != "induction"]
     if others:
         lines += ["### Section 8 datasets in a stack", "",
-                  "| dataset | L | seeds | η | η_fix | per-layer verdict | dominant offset | "
-                  "branch gain |", "|---|---|---|---|---|---|---|---|"]
+                  "| dataset | L | seeds | diverged | η | η_fix | per-layer verdict | "
+                  "dominant offset | branch gain |", "|---|---|---|---|---|---|---|---|---|"]
         for key in others:
-            group = sorted(groups[key], key=lambda r: r["seed"])
+            everything = sorted(groups[key], key=lambda r: r["seed"])
+            blown = sum(diverged(r["metrics"]) for r in everything)
+            group = [r for r in everything if not diverged(r["metrics"])]
+            if not group:
+                lines.append(f"| {key[0]} | {key[1]} | {len(everything)} | {blown} | – | – | – | "
+                             f"– | – |")
+                continue
             m = [r["metrics"] for r in group]
             depth = key[1]
             verdicts = "<br>".join(f"{l + 1}: {verdict_counts(group, l)}" for l in range(depth))
@@ -152,10 +158,11 @@ def table(runs):
             gains = "<br>".join(
                 f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
                 for l in range(depth) if layers_of(group[0]))
-            lines.append(f"| {key[0]} | {depth} | {len(group)} | {mean_std([x['eta'] for x in m])} "
+            lines.append(f"| {key[0]} | {depth} | {len(everything)} | {blown} | "
+                         f"{mean_std([x['eta'] for x in m])} "
                          f"| {mean_std([x['eta_fix'] for x in m])} | {verdicts} | {offsets} | "
                          f"{gains} |")
-        lines.append("")
+        lines += ["", "Means ± std and counts over the seeds that did not diverge."]
     return "\n".join(lines)
 
 
