@@ -6,6 +6,8 @@
 #   bench/run_bench.sh --scaling    n ∈ {16, …, 512}, best thread count; table + CSV + PNG plot
 #   bench/run_bench.sh --mixers     ufl only: every mixer (layer.mixer) beside the universal layer
 #                                   at the same n, d and threads, n ∈ {32, 64, 128}; table + CSV
+#   bench/run_bench.sh --depth      stacks (docs/section7.md): L ∈ {1, 2, 3} at n = 32, d = 16,
+#                                   D = d plain and D = 2d residual, ufl only; table
 #
 # ufl runs each point with both kernels of the universal layer (dense and structured, see
 # bench/README.md); the tables also show which one `ufl train` chooses there and its speed-up.
@@ -43,6 +45,7 @@ while [[ $# -gt 0 ]]; do
     --scaling) mode=scaling ;;
     --mixers) mode=mixers; torch=0 ;;
     --mixer-list) mixers=$2; shift ;;
+    --depth) mode=depth ;;
     --seconds) seconds=$2; shift ;;
     --threads) threads=$2; shift ;;
     --sizes) sizes=$2; shift ;;
@@ -69,6 +72,7 @@ channels_for() {
 # the row lookup (the faster one, and what ufl does) to keep the large-n points affordable.
 if [[ $mode == scaling ]]; then torch_variant=lookup; else torch_variant=both; fi
 
+[[ $mode == depth ]] && torch=0  # torch_peer.py has no stack
 if [[ $torch == 1 ]] && ! "$python" -c 'import torch, numpy' 2>/dev/null; then
   echo "run_bench.sh: $python cannot import torch/numpy. Install Debian's PyTorch:" >&2
   echo "    apt-get install python3-torch python3-numpy     (or run with --no-torch)" >&2
@@ -119,6 +123,36 @@ if [[ $mode == mixers ]]; then
   echo >&2
   "$python" "$here/report.py" mixers "$raw" "$results/mixers.csv" "$results/mixers.md"
   echo "wrote $results/mixers.csv, mixers.md and $(basename "$raw")" >&2
+  exit 0
+fi
+
+if [[ $mode == depth ]]; then
+  # The per-step cost of a stack: a 2-layer step should cost about two 1-layer steps.
+  echo "== training step of a stack (n=32, d=16, batch 64, ~${seconds}s per point)" >&2
+  for t in $threads; do
+    for width_residual in "16 0" "32 1"; do
+      read -r width residual <<<"$width_residual"
+      for depth in 1 2 3; do
+        "$step_bench" --n 32 --d 16 --batch 64 --threads "$t" --seconds "$seconds" \
+          --depth "$depth" --width "$width" --residual "$residual" | tee -a "$raw" >&2
+      done
+    done
+  done
+  "$python" - "$raw" "$results/depth.md" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+base = {(r["threads"], r["width"]): r["ms_per_step"] for r in rows if r["depth"] == 1}
+lines = ["| threads | stream | L | ms/step | × L=1 | GFLOP/s |", "|---|---|---|---|---|---|"]
+for r in rows:
+    stream = f"D={r['width']}" + (" residual" if r["residual"] else "")
+    ratio = r["ms_per_step"] / base[(r["threads"], r["width"])]
+    lines.append(f"| {r['threads']} | {stream} | {r['depth']} | {r['ms_per_step']:.3f} | "
+                 f"{ratio:.2f} | {r['gflops']:.1f} |")
+text = "\n".join(lines)
+open(sys.argv[2], "w").write(text + "\n")
+print(text)
+PY
+  echo "load average $load_start at the start, $(load_now) at the end; wrote $results/depth.md" >&2
   exit 0
 fi
 

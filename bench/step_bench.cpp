@@ -45,9 +45,11 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   int n = 32, d = 16, r = 0, batch = 64, threads = 1;
-  int steps = 0;    // steps per timed repeat; 0 = choose so the repeats take ~`seconds`
-  int warmup = -1;  // warm-up steps; -1 = run for `warmup_seconds`
-  int repeats = 5;  // timed repeats (fewer when one step alone exceeds the budget)
+  int depth = 1, width = 0;  // the stack (spec section7.md §1): L layers on a stream of width D
+  bool residual = false;     // (width 0 = d); depth 1, D = d, no residual is the single layer
+  int steps = 0;             // steps per timed repeat; 0 = choose so the repeats take ~`seconds`
+  int warmup = -1;           // warm-up steps; -1 = run for `warmup_seconds`
+  int repeats = 5;           // timed repeats (fewer when one step alone exceeds the budget)
   double seconds = 1.5, warmup_seconds = 0.25;
   int pool = 0;               // training samples to draw minibatches from; 0 = max(4·batch, 256)
   int schedule_steps = 6000;  // T of the cosine schedule (spec default); does not affect speed
@@ -67,7 +69,8 @@ struct Options {
       "                      [--steps S (0 = auto)] [--warmup W (-1 = auto)] [--repeats R]\n"
       "                      [--seconds SEC] [--pool P] [--seed S] [--dump DIR]\n"
       "                      [--mixer NAME (default universal)] [--kernel-width W]\n"
-      "                      [--kernel auto|dense|structured]\n",
+      "                      [--kernel auto|dense|structured]\n"
+      "                      [--depth L] [--width D (default d)] [--residual 0|1]\n",
       problem.c_str());
   std::exit(2);
 }
@@ -102,6 +105,12 @@ Options parse(int argc, char** argv) {
         o.pool = std::stoi(value);
       else if (key == "--seed")
         o.seed = std::stoull(value);
+      else if (key == "--depth")
+        o.depth = std::stoi(value);
+      else if (key == "--width")
+        o.width = std::stoi(value);
+      else if (key == "--residual")
+        o.residual = std::stoi(value) != 0;
       else if (key == "--dump")
         o.dump = value;
       else if (key == "--kernel")
@@ -117,6 +126,10 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.r <= 0) o.r = o.n;
+  if (o.width <= 0) o.width = o.d;
+  if (o.depth < 1 || o.width < o.d) usage("need depth >= 1 and width >= d");
+  if (!o.dump.empty() && (o.depth != 1 || o.width != o.d || o.residual))
+    usage("--dump replays the single layer only (torch_peer.py has no stack)");
   if (o.pool <= 0) o.pool = std::max(4 * o.batch, 256);
   if (o.n < 2 || o.d < 1 || o.r < 1 || o.batch < 1 || o.threads < 1 || o.repeats < 1 ||
       o.pool < o.batch)
@@ -204,6 +217,14 @@ struct Bench {
     return layer;
   }
 
+  static ufl::model::ModelConfig model_config(const Options& o) {
+    ufl::model::ModelConfig stack;
+    stack.depth = o.depth;
+    stack.width = o.width;
+    stack.residual = o.residual;
+    return stack;
+  }
+
   static ufl::data::Dataset make_data(const Options& o) {
     ufl::data::DatasetConfig spec;
     spec.kind = "local";
@@ -217,7 +238,7 @@ struct Bench {
   explicit Bench(const Options& o)
       : options(o),
         dataset(make_data(o)),
-        model(o.n, o.d, ufl::model::ModelConfig{}, layer_config(o)),
+        model(o.n, o.d, model_config(o), layer_config(o)),
         adam(0),
         sampler(o.pool, o.seed + 1000),
         sample_floats(static_cast<std::size_t>(o.n) * o.d) {
@@ -335,21 +356,25 @@ int run(const Options& o) {
                             ? sorted[sorted.size() / 2]
                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   // "variant": the kernel this step ran; "auto_kernel": the one `ufl train` would choose here.
+  // A stack: each layer's products at the stream's width D. The gradients with respect to the
+  // layers' inputs (dH, layers 2…L) are not counted, so gflops understates a stack's rate a bit.
   const std::string kernel = bench.graph.layers.front().branch.kernel;
   const bool input_dependent = bench.model.layers.front().mixer->input_dependent();
   const char* auto_kernel = !input_dependent ? kernel.c_str()
-                            : ufl::model::structured_pays(o.n, o.d, o.r, o.batch, false)
+                            : ufl::model::structured_pays(o.n, o.width, o.r, o.batch, o.depth > 1)
                                 ? "structured"
                                 : "dense";
-  const double flops = flops_per_step(o.n, o.d, o.r, o.batch, kernel, input_dependent);
+  const double flops =
+      o.depth * flops_per_step(o.n, o.width, o.r, o.batch, kernel, input_dependent);
   const float final_loss = bench.tape.value(bench.loss.loss).data[0];
 
   std::printf(
       "{\"impl\":\"ufl\",\"variant\":\"%s\",\"auto_kernel\":\"%s\",\"mixer\":\"%s\",\"n\":%d,"
-      "\"d\":%d,\"r\":%d,\"batch\":%d,"
-      "\"threads\":%d,\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
+      "\"d\":%d,\"r\":%d,\"batch\":%d,\"threads\":%d,\"depth\":%d,\"width\":%d,\"residual\":%s,"
+      "\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
       "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
-      kernel.c_str(), auto_kernel, o.mixer.c_str(), o.n, o.d, o.r, o.batch, o.threads, median,
+      kernel.c_str(), auto_kernel, o.mixer.c_str(), o.n, o.d, o.r, o.batch, o.threads, o.depth,
+      o.width, o.residual ? "true" : "false", median,
       sorted.front(), sorted.back(), flops / (median * 1e-3) / 1e9, flops, steps, repeats,
       warm_steps, final_loss);
   return 0;

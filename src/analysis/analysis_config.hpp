@@ -11,6 +11,7 @@ struct AnalysisConfig {
   double phi_min = 0.9;
   double alpha_min = 0.9;
   double eta_min = 0.9;
+  double silent_max = 0.05;  // a stack's layer is silent below this branch gain
 };
 
 }  // namespace ufl::analysis

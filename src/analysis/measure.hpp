@@ -1,7 +1,10 @@
 #pragma once
-// Every measurement of spec §4 for a trained layer, on the held-out test set, with the same
-// measurements of the optimal estimator M* as the reference.
+// Every measurement of spec §4 for a trained model, on the held-out test set, with the same
+// measurements of the optimal estimator M* as the reference: for one layer at the top of
+// metrics.json (the Section 8 names), for a stack per layer under "layers" (spec section7.md §3),
+// with the end-to-end η, η_fix and (for induction) the MSE per row role.
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "analysis/analysis_config.hpp"
@@ -16,9 +19,13 @@ struct RunAnalysis {
   std::vector<NamedArray> arrays;  // U, V, M of the first test samples, M̄, SVDs, Ω, …
 };
 
-// Runs the model over dataset.test and measures what its (first) layer became. Throws
+// Runs the model over dataset.test and measures what each of its layers became. Throws
 // interrupt::Interrupted when a stop is requested meanwhile.
 RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds);
+
+// "1 convolution (offset -1, gain 0.41), 2 attention (gain 0.83)": each layer's verdict, dominant
+// diagonal and branch gain from a metrics.json, for the log.
+std::string layer_verdicts_text(const nlohmann::json& metrics);
 
 }  // namespace ufl::analysis

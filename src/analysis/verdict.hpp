@@ -32,4 +32,21 @@ struct Verdict {
 // local, but a poor denoiser); unclassified never has. A NaN score fails its test.
 Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds);
 
+// What one layer of a stack became (spec section7.md §3), from the scores of its M̄_l; test_mse
+// and fixed_mse are the stack's, end to end.
+struct LayerVerdictInputs {
+  VerdictInputs scores;
+  int dominant_offset = 0;   // the diagonal of M̄_l holding the most energy (diagonal_energy.hpp)
+  int band_width = 0;        // the fewest diagonals of M̄_l holding ell_min of its energy
+  double branch_gain = 0.0;  // mean ‖M_l H W_v‖_F / ‖H‖_F over the test set
+};
+
+// First match wins: silent if branch_gain < silent_max (the layer adds next to nothing);
+// attention if ι ≥ iota_min and the stack beats M_fix; diagonal if the dominant offset is 0 and
+// one diagonal holds ell_min of the energy (a scaled identity or per-position gain: Toeplitz and
+// local, but not a convolution); convolution if τ ≥ tau_min and ℓ ≥ ell_min (so a shift, or a
+// band wider than one diagonal); fourier; svd; else unclassified, as in decide(). Whether the
+// stack reached the optimum is its end-to-end η, not any one layer's.
+std::string decide_layer(const LayerVerdictInputs& inputs, const AnalysisConfig& thresholds);
+
 }  // namespace ufl::analysis

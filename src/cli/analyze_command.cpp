@@ -148,7 +148,10 @@ int run_analyze(const AnalyzeArguments& arguments) {
                                       : metrics[key].dump();
     };
     spdlog::info("{}: η {}, η_fix {}", run.string(), shown("eta"), shown("eta_fix"));
-    spdlog::info("{}", analysis::verdict_sentence(metrics));
+    if (metrics.contains("verdict"))
+      spdlog::info("{}", analysis::verdict_sentence(metrics));
+    else  // a stack: one verdict per layer
+      spdlog::info("layers became: {}", analysis::layer_verdicts_text(metrics));
     if (kept.empty())
       spdlog::info("metrics unchanged; analysis recorded in {}", (run / "manifest.json").string());
     else

@@ -342,10 +342,15 @@ int run_train(const TrainArguments& arguments) {
 
     const int threads = omp_get_max_threads();
     spdlog::info(
-        "train '{}': {} data, {} mixer, n={} d={} r={}, {} steps of {} on {} thread{} → {}{}",
+        "train '{}': {} data, {} mixer, n={} d={} r={}{}, {} steps of {} on {} thread{} → {}{}",
         config.name, config.dataset.kind, config.layer.mixer, config.dataset.n, config.dataset.d,
-        config.layer.rank, config.train.steps, config.train.batch_size, threads,
-        threads == 1 ? "" : "s", out.string(),
+        config.layer.rank,
+        config.model.depth == 1 && config.model.width == config.dataset.d && !config.model.residual
+            ? std::string()
+            : ", " + std::to_string(config.model.depth) + " layer" +
+                  (config.model.depth == 1 ? "" : "s") + " of width " +
+                  std::to_string(config.model.width) + (config.model.residual ? " (residual)" : ""),
+        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
         source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
 
     train::TrainOptions options;
@@ -419,7 +424,10 @@ int run_train(const TrainArguments& arguments) {
         "{:.4f}",
         wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
         metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
-    spdlog::info("{}", analysis::verdict_sentence(metrics));
+    if (metrics.contains("verdict"))
+      spdlog::info("{}", analysis::verdict_sentence(metrics));
+    else  // a stack: one verdict per layer
+      spdlog::info("layers became: {}", analysis::layer_verdicts_text(metrics));
     if (metrics.contains("explanation"))
       spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     spdlog::info("wrote {}", out.string());

@@ -18,6 +18,7 @@ constexpr ValueType value_type_of() {
   if constexpr (std::is_same_v<Field, std::string>) return ValueType::kString;
   if constexpr (std::is_same_v<Field, double>) return ValueType::kNumber;
   if constexpr (std::is_same_v<Field, std::vector<int>>) return ValueType::kIntegerList;
+  if constexpr (std::is_same_v<Field, bool>) return ValueType::kBoolean;
   return ValueType::kInteger;  // int, std::uint64_t
 }
 
@@ -217,6 +218,24 @@ std::vector<Key> build_table() {
                            : "at most 2·dataset.n − 1 = " + std::to_string(2 * c.dataset.n - 1) +
                                  " (the widest band of an n×n matrix)";
               }),
+      Entry<int>("model.depth", &Config::model, &model::ModelConfig::depth,
+                 "L, the layers of the stack, each with its own parameters (section 7; 1 is the "
+                 "single layer of Section 8)")
+          .rule("an integer, 1 ≤ L ≤ 64",
+                [](const int& depth, const Config&) { return depth >= 1 && depth <= 64; }),
+      Entry<int>("model.width", &Config::model, &model::ModelConfig::width,
+                 "D, the channels of the stream between layers: X is zero-padded from d to D "
+                 "channels, and Y is the last layer's first d channels")
+          .follows("dataset.d", [](Config& c) { c.model.width = c.dataset.d; })
+          .rule(
+              "an integer, D ≥ dataset.d",
+              [](const int& width, const Config& c) { return width >= c.dataset.d; },
+              [](const Config& c) {
+                return "at least dataset.d = " + std::to_string(c.dataset.d);
+              }),
+      Entry<bool>("model.residual", &Config::model, &model::ModelConfig::residual,
+                  "true: H_l = H_{l−1} + M_l(H_{l−1})·H_{l−1}·W_v,l, each W_v,l starting at 0; "
+                  "false: H_l = M_l(H_{l−1})·H_{l−1}·W_v,l, W_v,l starting at I"),
       Entry<int>("train.steps", &Config::train, &train::TrainConfig::steps,
                  "training steps (one minibatch each)")
           .rule("an integer ≥ 1", at_least(1)),
@@ -265,6 +284,10 @@ std::vector<Key> build_table() {
       Entry<double>("analysis.eta_min", &Config::analysis, &analysis::AnalysisConfig::eta_min,
                     "a fixed-operator verdict counts as emerged only with η ≥ eta_min")
           .rule("a number > 0", positive()),
+      Entry<double>("analysis.silent_max", &Config::analysis, &analysis::AnalysisConfig::silent_max,
+                    "per-layer verdict: a layer whose branch adds less than silent_max of its "
+                    "input's norm (branch_gain) is silent")
+          .rule("a number ≥ 0", at_least(0.0)),
   };
 }
 
@@ -309,6 +332,8 @@ std::string type_name(ValueType type) {
       return "a number";
     case ValueType::kIntegerList:
       return "a list of integers";
+    case ValueType::kBoolean:
+      return "true or false";
   }
   return "";
 }

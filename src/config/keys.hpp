@@ -13,7 +13,7 @@
 
 namespace ufl::config {
 
-enum class ValueType { kString, kInteger, kNumber, kIntegerList };
+enum class ValueType { kString, kInteger, kNumber, kIntegerList, kBoolean };
 
 // The runs a key belongs to: those whose `selector` key ("dataset.kind", "layer.mixer") has one
 // of `values`. No selector: every run.

@@ -109,6 +109,9 @@ std::string type_problem(const Key& key, const json& value) {
              return is_integral(element) || out_of_any_range(element);
            });
       break;
+    case ValueType::kBoolean:
+      ok = value.is_boolean();
+      break;
   }
   if (!ok) return "must be " + type_name(key.type) + ", got " + shown(value);
   auto fits = [&key](const json& number) { return fits_integer(key, number); };

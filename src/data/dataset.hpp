@@ -31,8 +31,10 @@ struct Dataset {
   const DatasetKind* kind = nullptr;  // the record of spec.kind (data/registry.hpp)
   std::uint64_t seed = 0;
   SampleSet train, test;
-  Eigen::MatrixXd covariance;      // Γ, n×n, E[C[:,c] C[:,c]ᵀ] for every channel c
-  Eigen::MatrixXd fixed_operator;  // M_fix = Γ(Γ+σ²I)⁻¹, the best fixed linear operator
+  Eigen::MatrixXd covariance;  // Γ, n×n, E[C[:,c] C[:,c]ᵀ] for every channel c
+  // M_fix, the best fixed linear operator: Γ(Γ+σ²I)⁻¹, or for kinds with hidden rows
+  // (induction) ΓP(PΓP+σ²I)⁻¹ (best_fixed_operator below).
+  Eigen::MatrixXd fixed_operator;
   // lowrank only: the n×k orthonormal basis Q and singular values s of spec section 1.
   Eigen::MatrixXd lowrank_basis;
   Eigen::VectorXd lowrank_singular_values;
@@ -45,6 +47,13 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed);
 
 // M_fix = Γ(Γ+σ²I)⁻¹.
 Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise);
+
+// The best fixed linear operator when the input does not show the clean target at `hidden`
+// positions (X = PC + σE there, P the projector off the hidden rows): the linear least-squares
+// estimator E[C Xᵀ](E[X Xᵀ])⁻¹ = ΓP(PΓP + σ²I)⁻¹ (a pseudo-inverse when σ = 0). With nothing
+// hidden it is Γ(Γ+σ²I)⁻¹.
+Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
+                                    const std::vector<bool>& hidden, double noise);
 
 // The optimal estimate of the clean sample s of `set` (n×d): M* X, with M* the fixed operator, or
 // for kinds with partners the per-sample optimum of the kind's record.

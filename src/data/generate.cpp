@@ -11,9 +11,10 @@ namespace {
 
 // Draws `count` (noisy, clean) pairs from one random stream. Per sample: the clean signal first
 // (in the kind's documented order), then the noise E, n×d row-major (position i, channel c).
-// Everything is computed in double and stored as float.
+// At hidden positions the input is the noise alone. Everything is computed in double and stored
+// as float.
 SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDrawer& draw_signal,
-                   bool has_partners) {
+                   bool has_partners, const std::vector<bool>& hidden) {
   SampleSet set;
   set.count = count;
   set.n = spec.n;
@@ -30,7 +31,8 @@ SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDr
     draw_signal(rng, clean.data(), partners.data());
     const size_t offset = sample * sample_size;
     for (size_t element = 0; element < sample_size; ++element) {
-      const double noisy = clean[element] + spec.noise * rng.normal();
+      const double signal = hidden[element / spec.d] ? 0.0 : clean[element];
+      const double noisy = signal + spec.noise * rng.normal();
       set.inputs[offset + element] = static_cast<float>(noisy);
       set.targets[offset + element] = static_cast<float>(clean[element]);
     }
@@ -57,14 +59,20 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   }
   interrupt::throw_if_stop_requested("data generation");
   dataset.covariance = kind.covariance(dataset);
-  dataset.fixed_operator = wiener_operator(dataset.covariance, spec.noise);
+  std::vector<bool> hidden(spec.n, false);
+  if (kind.hidden_rows) {
+    for (int position : kind.hidden_rows(spec)) hidden.at(position) = true;
+    dataset.fixed_operator = best_fixed_operator(dataset.covariance, hidden, spec.noise);
+  } else {
+    dataset.fixed_operator = wiener_operator(dataset.covariance, spec.noise);
+  }
 
   interrupt::throw_if_stop_requested("data generation");
   const SignalDrawer draw_signal = kind.signal_drawer(dataset);
   dataset.train = draw_set(spec, spec.train_size, Rng(seed, Stream::kTrainSamples), draw_signal,
-                           kind.has_partners);
+                           kind.has_partners, hidden);
   dataset.test = draw_set(spec, spec.test_size, Rng(seed, Stream::kTestSamples), draw_signal,
-                          kind.has_partners);
+                          kind.has_partners, hidden);
   return dataset;
 }
 

@@ -39,4 +39,20 @@ Eigen::MatrixXd lowrank_covariance(const Eigen::MatrixXd& basis,
 void draw_lowrank_signal(int d, const Eigen::MatrixXd& basis,
                          const Eigen::VectorXd& singular_values, Rng& rng, double* clean);
 
+// induction: recall after a key (spec section7.md §2). K = n/4 keys and K values, all
+// N(0, I_d). First half: the K (key, value) pairs at positions (2j, 2j+1), the pairs in a random
+// order. Second half: the K keys again in another random order, each followed by a blank
+// (n/2 + 2i, n/2 + 2i + 1). The input shows nothing at blanks (noise only); the target there is
+// the value of the key just before. Partners: each key's other copy; a value's blank and a
+// blank's value (the position holding what the blank must recall).
+enum class InductionRole { kKey, kValue, kBlank };
+InductionRole induction_role(int n, int position);
+const char* induction_role_name(InductionRole role);
+std::vector<int> induction_blanks(int n);
+std::vector<int> induction_second_keys(int n);  // the second half's key positions
+// Γ of the target: 1 on the diagonal, 1/K between a first-half key position and a second-half
+// one (the same key with probability 1/K), and between a blank and a first-half value position.
+Eigen::MatrixXd induction_covariance(int n);
+void draw_induction_signal(int n, int d, Rng& rng, double* clean, std::int32_t* partners);
+
 }  // namespace ufl::data

@@ -68,6 +68,30 @@ Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise)
   return eigenvectors * gains.asDiagonal() * eigenvectors.transpose();
 }
 
+Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
+                                    const std::vector<bool>& hidden, double noise) {
+  const Eigen::Index n = covariance.rows();
+  if (static_cast<Eigen::Index>(hidden.size()) != n)
+    throw std::invalid_argument("best_fixed_operator: one hidden flag per position");
+  Eigen::VectorXd shown(n);
+  for (Eigen::Index i = 0; i < n; ++i) shown(i) = hidden[i] ? 0.0 : 1.0;
+  // E[C Xᵀ] = ΓP and E[X Xᵀ] = PΓP + σ²I per channel (the noise is independent of C).
+  const Eigen::MatrixXd cross = covariance * shown.asDiagonal();
+  const Eigen::MatrixXd input = shown.asDiagonal() * covariance * shown.asDiagonal() +
+                                noise * noise * Eigen::MatrixXd::Identity(n, n);
+  // (PΓP + σ²I)⁻¹ through its eigenvalues; those at rounding level (hidden rows at σ = 0) are
+  // left out: a pseudo-inverse, so rows the input never shows get weight 0.
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(input);
+  const Eigen::VectorXd& eigenvalues = eigen.eigenvalues();
+  const double negligible = eigenvalues.cwiseAbs().maxCoeff() * static_cast<double>(n) *
+                            std::numeric_limits<double>::epsilon();
+  Eigen::VectorXd inverse(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    inverse(i) = eigenvalues(i) > negligible ? 1.0 / eigenvalues(i) : 0.0;
+  const Eigen::MatrixXd& vectors = eigen.eigenvectors();
+  return cross * vectors * inverse.asDiagonal() * vectors.transpose();
+}
+
 Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
   if (!dataset.kind->has_partners) return dataset.fixed_operator;
   return dataset.kind->partner_optimum(dataset, partners_of(dataset, set, s));

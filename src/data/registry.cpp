@@ -7,7 +7,7 @@ namespace ufl::data {
 
 const std::vector<DatasetKind>& dataset_kinds() {
   static const std::vector<DatasetKind> kinds = {local_kind(), global_kind(), periodic_kind(),
-                                                 lowrank_kind()};
+                                                 lowrank_kind(), induction_kind()};
   return kinds;
 }
 

@@ -24,6 +24,15 @@ struct BrokenRule {
   explicit operator bool() const { return !key.empty(); }
 };
 
+// A routing score for kinds with partners (spec section7.md §3): the share of `rows` whose
+// largest entry of M(X) sits at the row's partner; with `off_diagonal` the row's own entry is
+// left out (the largest weight on another position).
+struct RoutingCheck {
+  std::string name;  // the metrics key: "blank_routing"
+  std::function<std::vector<int>(const DatasetConfig&)> rows;
+  bool off_diagonal = true;
+};
+
 struct DatasetKind {
   std::string name;              // the value of dataset.kind
   std::string summary;           // one line for --describe and the docs
@@ -36,8 +45,17 @@ struct DatasetKind {
   std::function<BrokenRule(const DatasetConfig&)> check;
   // Per-seed structure drawn before the samples from the structure stream (lowrank's basis Q).
   std::function<void(Dataset&, Rng& structure_rng)> draw_structure;
-  // Γ, the n×n position covariance of the clean signal, exactly.
+  // Γ, the n×n position covariance of the clean signal (the target C), exactly.
   std::function<Eigen::MatrixXd(const Dataset&)> covariance;
+  // Positions whose clean value is in the target but not in the input: there X is noise only
+  // (induction's blanks). The best fixed operator is then E[C Xᵀ]E[X Xᵀ]⁻¹ = ΓP(PΓP + σ²I)⁻¹, P
+  // the projector off these rows, rather than Γ(Γ+σ²I)⁻¹. Empty: none.
+  std::function<std::vector<int>(const DatasetConfig&)> hidden_rows;
+  // The role of each position when positions play fixed roles ("key", "value", "blank"): the
+  // analysis reports the MSE per role. Empty: positions have no roles.
+  std::function<std::vector<std::string>(const DatasetConfig&)> row_roles;
+  // has_partners kinds: routing scores beyond routing_accuracy (every position to its partner).
+  std::vector<RoutingCheck> routing_checks;
   // One clean sample (and its partners).
   std::function<SignalDrawer(const Dataset&)> signal_drawer;
   // has_partners kinds: the optimal estimator of one sample as an n×n matrix, from its partners,
@@ -54,7 +72,7 @@ const std::vector<DatasetKind>& dataset_kinds();
 const DatasetKind* find_dataset_kind(const std::string& name);
 // The record of `name`; throws std::invalid_argument listing the kinds if none.
 const DatasetKind& dataset_kind(const std::string& name);
-// "local, global, periodic, lowrank".
+// "local, global, periodic, lowrank, induction".
 std::string dataset_kind_names();
 
 // Throws std::invalid_argument, "dataset.<key>: must be …", when `spec` cannot be generated: the
@@ -66,5 +84,6 @@ DatasetKind local_kind();
 DatasetKind global_kind();
 DatasetKind periodic_kind();
 DatasetKind lowrank_kind();
+DatasetKind induction_kind();
 
 }  // namespace ufl::data

@@ -40,7 +40,8 @@ SampleOutputs Evaluator::outputs_of(int first, int s) const {
   SampleOutputs outputs{first + s, {}, tape_.value(graph_.y).sample(s)};
   for (const LayerGraph<float>& layer : graph_.layers)
     outputs.layers.push_back(LayerOutputs{sample_of(layer.branch.M), sample_of(layer.branch.U),
-                                          sample_of(layer.branch.V), sample_of(layer.output)});
+                                          sample_of(layer.branch.V), sample_of(layer.output),
+                                          sample_of(layer.input), sample_of(layer.branch.out)});
   return outputs;
 }
 

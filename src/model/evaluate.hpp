@@ -17,7 +17,9 @@ struct LayerOutputs {
   const float* M;  // n×n (the same matrix for every sample when the mixer is input-independent)
   const float* U;  // n×r, nullptr when the mixer has no factors
   const float* V;  // n×r, likewise
-  const float* H;  // n×D, the layer's output
+  const float* H;  // n×D, the layer's output H_l
+  const float* input;   // n×D, its input H_{l−1} (H_0 = [X, 0])
+  const float* branch;  // n×D, its branch M(H_{l−1})·H_{l−1}·W_v
 };
 
 struct SampleOutputs {

@@ -1,7 +1,10 @@
 #pragma once
 // The model: a list of layers over one flat parameter buffer (as micrograd's MLP.layers), and its
-// forward graph on the tape, X → H_1 → … → H_L = Y. Depth 1 on the data's own channels is the
-// single layer of spec §2, with the same parameters, initialisation and results.
+// forward graph on the tape (spec section7.md §1):
+//   H_0 = [X, 0] (n×D, the input zero-padded to the stream's width), H_l = layer_l(H_{l−1}),
+//   Y = H_L[:, :d].
+// Depth 1 on the data's own channels (D = d, no padding, no slice) is the single layer of
+// spec §2, with the same parameters, initialisation and results.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,8 +21,8 @@ class Model {
   // n positions and d channels of the data; the stack and the layer as the config says.
   Model(int n, int d, const ModelConfig& model, const LayerConfig& layer)
       : n(n), d(d), width(model.width > 0 ? model.width : d), config(model), layer_config(layer) {
-    if (width != d)
-      throw std::invalid_argument("model.width other than dataset.d is not supported yet");
+    if (width < d)
+      throw std::invalid_argument("model.width must be at least dataset.d = " + std::to_string(d));
     if (model.depth < 1) throw std::invalid_argument("model.depth must be at least 1");
     const Mixer<T>& chosen = mixer<T>(layer.mixer);
     for (int l = 0; l < model.depth; ++l) {
@@ -60,9 +63,10 @@ class Model {
 
 template <class T>
 struct ModelGraph {
-  Var x;  // the input X, [B, n, d]
+  Var x;       // the input X, [B, n, d]
+  Var stream;  // H_0, [B, n, D]: X itself when D = d, else [X, 0]
   std::vector<LayerGraph<T>> layers;
-  Var y;  // the output Y, [B, n, d]
+  Var y;  // the output Y, [B, n, d]: H_L itself when D = d, else its first d channels
 };
 
 // Records the model for `batch` samples. With `with_grads` the parameters get gradients.
@@ -71,13 +75,17 @@ ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_
                            LayerKernels kernels = LayerKernels::kFused) {
   ModelGraph<T> graph;
   graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
-  Var h = graph.x;
+  // A stream as wide as the data needs neither padding nor slicing: the single layer of spec §2
+  // is recorded op for op as before.
+  const bool padded = model.width != model.d;
+  graph.stream = padded ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
+  Var h = graph.stream;
   for (const Layer<T>& layer : model.layers) {
     graph.layers.push_back(
         record_layer(tape, layer, model.params, h, model.config.residual, with_grads, kernels));
     h = graph.layers.back().output;
   }
-  graph.y = h;
+  graph.y = padded ? leading_columns(tape, h, model.d, "Y") : h;
   return graph;
 }
 

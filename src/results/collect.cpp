@@ -29,12 +29,16 @@ void add_folder(std::map<std::filesystem::path, std::filesystem::path>& folders,
   folders.emplace(error ? folder.lexically_normal() : canonical, folder.lexically_normal());
 }
 
-// Scalars only: lists (singular values, cosines) stay in metrics.json.
+// Scalars only: lists (singular values, cosines) stay in metrics.json. The per-layer metrics of
+// a stack, "layers": [{…}, {…}], become layer1.*, layer2.*, … (as params/layer2/).
 void flatten(const json& value, const std::string& prefix,
              std::map<std::string, std::string>& row) {
   if (value.is_object()) {
     for (auto& [key, inner] : value.items())
       flatten(inner, prefix.empty() ? key : prefix + "." + key, row);
+  } else if (prefix == "layers" && value.is_array()) {
+    for (std::size_t l = 0; l < value.size(); ++l)
+      flatten(value[l], "layer" + std::to_string(l + 1), row);
   } else if (value.is_array()) {
     if (prefix.rfind("config.", 0) == 0) row[prefix] = value.dump();  // e.g. config.dataset.freqs
   } else if (value.is_string()) {

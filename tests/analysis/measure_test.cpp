@@ -7,6 +7,7 @@
 
 #include "../model/layer_runner.hpp"
 #include "config/load.hpp"
+#include "model/recall_circuit.hpp"
 
 using namespace ufl;
 
@@ -91,4 +92,41 @@ TEST_CASE("hand-set attention on global data routes tokens to their partners and
   CHECK(metrics["eta_fix"].get<double>() > 1.0);
   CHECK(metrics["verdict"] == "attention");
   CHECK(metrics["gamma"].get<double>() == doctest::Approx(1.0));
+}
+
+TEST_CASE("the hand-set recall circuit, analysed: a shift, then attention that fills the blanks") {
+  // spec section7.md §3: per-layer scores, routing and row-type errors of a two-layer stack.
+  const config::Config config = config::parse_config(
+      R"({"dataset": {"kind": "induction", "train_size": 256, "test_size": 256},
+          "model": {"depth": 2, "width": 32, "residual": true}})",
+      "measure test");
+  const data::Dataset dataset = data::generate(config.dataset, config.seed);
+  model::Model<double> exact(32, 16, config.model, config.layer);
+  model::set_recall_circuit(exact, config.dataset.noise);
+  model::Model<float> circuit = in_float(config, exact);
+  const analysis::RunAnalysis analysis = analysis::analyze_model(dataset, circuit, config.analysis);
+  const auto& metrics = analysis.metrics;
+  REQUIRE(metrics["layers"].size() == 2);
+  const auto& shift = metrics["layers"][0];
+  CHECK(shift["verdict"] == "convolution");
+  CHECK(shift["dominant_offset"] == -1);
+  CHECK(shift["band_width"] == 1);
+  CHECK(shift["diagonal_energy"][31 - 1].get<double>() == doctest::Approx(1.0));
+  CHECK(shift["tau"].get<double>() == doctest::Approx(1.0));
+  CHECK(shift["gamma"].get<double>() < 1e-12);
+  CHECK(shift["branch_gain"].get<double>() > 0.9);  // it copies X into the second channels
+  const auto& recall = metrics["layers"][1];
+  CHECK(recall["verdict"] == "attention");
+  CHECK(recall["blank_routing"].get<double>() >= 0.95);
+  CHECK(metrics["blank_routing"] == recall["blank_routing"]);
+  CHECK(metrics["layer_verdicts"] == nlohmann::json({"convolution", "attention"}));
+  CHECK(metrics["eta_fix"].get<double>() > 1.0);
+  // Blank rows near the optimum's 0.2, far below the best fixed operator's 0.9.
+  CHECK(metrics["optimal_row_mse"]["blank"].get<double>() == doctest::Approx(0.2).epsilon(0.1));
+  CHECK(metrics["fixed_row_mse"]["blank"].get<double>() == doctest::Approx(0.9).epsilon(0.05));
+  CHECK(metrics["row_mse"]["blank"].get<double>() < 0.3);
+  CHECK_FALSE(metrics.contains("verdict"));  // a stack has no single operator
+  bool named_by_layer = false;
+  for (const auto& array : analysis.arrays) named_by_layer |= array.name == "layer2/M_mean";
+  CHECK(named_by_layer);
 }

@@ -25,7 +25,7 @@ config::Config small_config() {
 
 model::SampleOutputs outputs_with(const std::vector<float>& M) {
   return model::SampleOutputs{
-      0, {model::LayerOutputs{M.data(), nullptr, nullptr, nullptr}}, nullptr};
+      0, {model::LayerOutputs{M.data(), nullptr, nullptr, nullptr, nullptr, nullptr}}, nullptr};
 }
 
 }  // namespace

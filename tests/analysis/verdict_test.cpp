@@ -108,3 +108,50 @@ TEST_CASE("decide: thresholds come from the config, NaN scores fail") {
   inputs.phi = std::numeric_limits<double>::quiet_NaN();
   CHECK(decide(inputs, loose).name == "unclassified");
 }
+
+// ---- the per-layer verdict of a stack (spec section7.md §3) ------------------------------------
+
+namespace {
+using ufl::analysis::decide_layer;
+using ufl::analysis::LayerVerdictInputs;
+
+// A layer that adds to its stream, spread over a wide band, passing nothing else.
+LayerVerdictInputs busy_layer() { return LayerVerdictInputs{nothing_passes(), 0, 5, 0.5}; }
+}  // namespace
+
+TEST_CASE("layer verdict: a scaled identity is diagonal, a shift or a band is a convolution") {
+  const ufl::analysis::AnalysisConfig thresholds;
+  LayerVerdictInputs layer = busy_layer();
+  layer.scores.tau = layer.scores.ell = 0.99;
+  CHECK(decide_layer(layer, thresholds) == "convolution");  // a band of 5 around offset 0
+  layer.band_width = 1;
+  CHECK(decide_layer(layer, thresholds) == "diagonal");  // one diagonal at offset 0
+  layer.dominant_offset = -1;
+  CHECK(decide_layer(layer, thresholds) == "convolution");  // a shift
+  // The spec §4 verdict of the same scores calls the identity a convolution.
+  CHECK(decide(layer.scores, thresholds).name == "convolution");
+}
+
+TEST_CASE("layer verdict: order silent, attention, diagonal, convolution, fourier, svd") {
+  const ufl::analysis::AnalysisConfig thresholds;
+  LayerVerdictInputs layer = busy_layer();
+  CHECK(decide_layer(layer, thresholds) == "unclassified");
+  layer.scores.alpha = 0.95;
+  CHECK(decide_layer(layer, thresholds) == "svd");
+  layer.scores.k = layer.scores.n;
+  CHECK(decide_layer(layer, thresholds) == "unclassified");  // k = n: trivially aligned
+  layer.scores.phi = 0.95;
+  CHECK(decide_layer(layer, thresholds) == "fourier");
+  layer.scores.tau = layer.scores.ell = 0.95;
+  CHECK(decide_layer(layer, thresholds) == "convolution");
+  layer.band_width = 1;
+  CHECK(decide_layer(layer, thresholds) == "diagonal");
+  layer.scores.iota = 0.5;  // input-dependent, and the stack beats M_fix
+  CHECK(decide_layer(layer, thresholds) == "attention");
+  layer.scores.test_mse = 0.2;  // the stack does not beat M_fix
+  CHECK(decide_layer(layer, thresholds) == "diagonal");
+  layer.branch_gain = 0.01;
+  CHECK(decide_layer(layer, thresholds) == "silent");
+  layer.branch_gain = std::numeric_limits<double>::quiet_NaN();
+  CHECK(decide_layer(layer, thresholds) == "silent");
+}

@@ -215,3 +215,43 @@ TEST_CASE("the resolved config holds the layer keys of its mixer only") {
   CHECK(linear["layer"] == nlohmann::json::parse(R"({"mixer": "linear"})"));
   CHECK(to_json(parse_config(linear.dump(), "t")) == linear);
 }
+
+TEST_CASE("the stack: model.depth, model.width (following dataset.d) and model.residual") {
+  const Config defaults = parse_config("{}", "t");
+  CHECK(defaults.model.depth == 1);
+  CHECK(defaults.model.width == 16);  // resolved, so config.json shows it
+  CHECK(defaults.model.residual == false);
+  CHECK(to_json(defaults)["model"]["width"] == 16);
+  CHECK(to_json(defaults)["model"]["residual"] == false);
+  CHECK(parse_config(R"({"dataset": {"d": 8}})", "t").model.width == 8);
+  const Config stack =
+      parse_config("{}", "t", {"model.depth=3", "model.width=32", "model.residual=true"});
+  CHECK(stack.model.depth == 3);
+  CHECK(stack.model.width == 32);
+  CHECK(stack.model.residual == true);
+  CHECK(to_json(parse_config(to_json(stack).dump(), "t")) == to_json(stack));
+}
+
+TEST_CASE("bad stack settings are refused with one line naming the key") {
+  CHECK(error_of(R"({"model": {"depth": 0}})").find("model.depth must be an integer, 1 ≤ L ≤ 64") !=
+        std::string::npos);
+  CHECK(error_of(R"({"model": {"width": 8}})") ==
+        "test.json: model.width must be at least dataset.d = 16, got 8");
+  CHECK(error_of("{}", {"model.width=12"}) ==
+        "--set: model.width must be at least dataset.d = 16, got 12");
+  CHECK(error_of(R"({"model": {"residual": 1}})") ==
+        "test.json: model.residual must be true or false, got 1");
+  CHECK(error_of("{}", {"model.residual=yes"}) ==
+        "--set: model.residual must be true or false, got \"yes\"");
+  CHECK(error_of(R"({"model": {"depht": 2}})").find("did you mean 'model.depth'") !=
+        std::string::npos);
+}
+
+TEST_CASE("induction needs n divisible by 4") {
+  CHECK(error_of(R"({"dataset": {"kind": "induction", "n": 30}})") ==
+        "test.json: dataset.n must be divisible by 4 for kind 'induction' (n/4 keys, each with a "
+        "value and a blank), got 30");
+  CHECK(error_of(R"({"dataset": {"kind": "induction"}})", {"dataset.n=18"}).rfind("--set: ", 0) ==
+        0);
+  CHECK(error_of(R"({"dataset": {"kind": "induction", "n": 28}})").empty());
+}

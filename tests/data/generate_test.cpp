@@ -18,7 +18,9 @@ namespace {
 
 using test_support::spec_of;
 
-const std::vector<std::string> kKinds = {"local", "global", "periodic", "lowrank"};
+const std::vector<std::string> kKinds = {"local", "global", "periodic", "lowrank", "induction"};
+// Kinds whose input shows the whole clean signal (induction hides its blanks: induction_test).
+const std::vector<std::string> kFullyShownKinds = {"local", "global", "periodic", "lowrank"};
 
 // The message generate() throws for `spec`, or "" if it does not throw.
 std::string rejection_of(const data::DatasetConfig& spec) {
@@ -46,11 +48,11 @@ TEST_CASE("generate: sets have the configured shape, row-major n×d per sample")
     CHECK(dataset.train.inputs.size() == 5 * 8 * 3);
     CHECK(dataset.train.targets.size() == 5 * 8 * 3);
     CHECK(dataset.test.targets.size() == 3 * 8 * 3);
-    CHECK(dataset.train.partners.size() == (kind == "global" ? 5u * 8 : 0u));
+    CHECK(dataset.train.partners.size() == (dataset.kind->has_partners ? 5u * 8 : 0u));
     CHECK(dataset.covariance.rows() == 8);
     CHECK(dataset.fixed_operator.cols() == 8);
     CHECK(dataset.kind->name == kind);
-    CHECK(dataset.kind->has_partners == (kind == "global"));
+    CHECK(dataset.kind->has_partners == (kind == "global" || kind == "induction"));
   }
 }
 
@@ -97,7 +99,7 @@ TEST_CASE("generate: every clean signal has unit variance per element on average
 }
 
 TEST_CASE("generate: the noise X − C has mean 0 and standard deviation σ") {
-  for (const std::string& kind : kKinds) {
+  for (const std::string& kind : kFullyShownKinds) {
     CAPTURE(kind);
     data::DatasetConfig spec = spec_of(kind, 500, 1);
     spec.noise = 0.7;
@@ -119,7 +121,7 @@ TEST_CASE("generate: the noise X − C has mean 0 and standard deviation σ") {
 }
 
 TEST_CASE("generate: with noise 0 the inputs are the clean targets") {
-  for (const std::string& kind : kKinds) {
+  for (const std::string& kind : kFullyShownKinds) {
     CAPTURE(kind);
     data::DatasetConfig spec = spec_of(kind, 4, 4);
     spec.noise = 0.0;
@@ -143,6 +145,7 @@ TEST_CASE("generate: a spec that cannot be generated is rejected, naming its con
       {"local", [](auto& spec) { spec.test_size = 0; }, "dataset.test_size"},
       {"local", [](auto& spec) { spec.kernel_width = 0; }, "dataset.kernel_width"},
       {"global", [](auto& spec) { spec.n = 31; }, "dataset.n"},
+      {"induction", [](auto& spec) { spec.n = 30; }, "dataset.n"},
       {"periodic", [](auto& spec) { spec.freqs = {}; }, "dataset.freqs"},
       {"periodic",
        [](auto& spec) {

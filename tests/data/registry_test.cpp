@@ -19,9 +19,11 @@ TEST_CASE("every kind is a complete record with a unique name") {
     // kinds with partners say how the per-sample optimum uses them
     CHECK(static_cast<bool>(kind.partner_optimum) == kind.has_partners);
     CHECK(static_cast<bool>(kind.partner_estimate) == kind.has_partners);
+    // routing checks need partners to route to
+    CHECK((kind.routing_checks.empty() || kind.has_partners));
     CHECK(find_dataset_kind(kind.name) == &kind);
   }
-  CHECK(dataset_kind_names() == "local, global, periodic, lowrank");
+  CHECK(dataset_kind_names() == "local, global, periodic, lowrank, induction");
 }
 
 TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
@@ -29,10 +31,11 @@ TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
   CHECK(dataset_kind("global").claimed_operator == "attention");
   CHECK(dataset_kind("periodic").claimed_operator == "fourier");
   CHECK(dataset_kind("lowrank").claimed_operator == "svd");
+  CHECK(dataset_kind("induction").claimed_operator == "attention");
   CHECK(find_dataset_kind("image") == nullptr);
   CHECK_THROWS_WITH_AS(dataset_kind("image"),
                        "dataset.kind: unknown kind \"image\" (expected one of local, global, "
-                       "periodic, lowrank)",
+                       "periodic, lowrank, induction)",
                        std::invalid_argument);
 }
 

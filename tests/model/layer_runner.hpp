@@ -21,22 +21,25 @@ inline std::vector<Eigen::MatrixXd> random_inputs(int count, int n, int d, std::
   return inputs;
 }
 
-// A model of `depth` layers as `layer` says on n×d inputs.
+// A model of `depth` layers as `layer` says on n×d inputs, on a stream of `width` channels
+// (0: d).
 inline model::Model<double> model_with(int n, int d, const model::LayerConfig& layer, int depth = 1,
-                                       bool residual = false) {
+                                       bool residual = false, int width = 0) {
   model::ModelConfig stack;
   stack.depth = depth;
   stack.residual = residual;
+  stack.width = width;
   return model::Model<double>(n, d, stack, layer);
 }
 
-// A model of `depth` layers of `mixer` with rank r on n×d inputs.
+// A model of `depth` layers of `mixer` with rank r on n×d inputs, on a stream of `width`
+// channels (0: d).
 inline model::Model<double> model_of(int n, int d, int r, const std::string& mixer = "universal",
-                                     int depth = 1, bool residual = false) {
+                                     int depth = 1, bool residual = false, int width = 0) {
   model::LayerConfig layer;
   layer.mixer = mixer;
   layer.rank = r;
-  return model_with(n, d, layer, depth, residual);
+  return model_with(n, d, layer, depth, residual, width);
 }
 
 // Layer l of a universal model, by parameter name.

@@ -40,6 +40,54 @@ TEST_CASE("stacks: gradients flow through every layer's input, with and without 
   }
 }
 
+TEST_CASE("stacks of 1, 2 and 3 layers on a wider stream (D > d): exact gradients end to end") {
+  // H_0 = [X, 0] and Y = H_L[:, :d] are ops of their own; every layer's A and B have D+n+1 rows.
+  for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+    for (bool residual : {false, true}) {
+      for (int depth : {1, 2, 3}) {
+        CAPTURE(kernels == LayerKernels::kFused);
+        CAPTURE(residual);
+        CAPTURE(depth);
+        CHECK(model_gradient_error(model_of(5, 2, 4, "universal", depth, residual, 4), 3, 0.1,
+                                   10 + depth, kernels) <= 1e-6);
+      }
+    }
+  }
+}
+
+TEST_CASE("a wider stream pads X with zero channels and reads Y from the first d channels") {
+  Model<double> model = model_of(4, 2, 3, "universal", 2, true, 5);
+  CHECK(model.width == 5);
+  CHECK(model.layers[1].shape.d == 5);
+  CHECK(model.params.slices[0].rows == 5 + 4 + 1);  // layer1/A: D + n + 1
+  CHECK(model.params.slices[4].rows == 5);          // layer1/W_v: D×D
+  data::Rng rng(3, data::Stream::kMonteCarlo);
+  for (double& value : model.params.values) value = 0.3 * rng.normal();
+  Tape<double> tape;
+  const ModelGraph<double> graph = record_model(tape, model, 2, false, LayerKernels::kComposite);
+  tape.plan();
+  auto x = tape.value(graph.x);
+  for (std::size_t e = 0; e < x.size(); ++e) x.data[e] = rng.normal();
+  tape.forward();
+  CHECK(tape.shape(graph.stream) == Shape{2, 4, 5});
+  CHECK(tape.shape(graph.y) == Shape{2, 4, 2});
+  for (int s = 0; s < 2; ++s) {
+    const auto stream = tape.value(graph.stream).view(s);
+    CHECK(stream.leftCols(2) == tape.value(graph.x).view(s));
+    CHECK(stream.rightCols(3).isZero(0.0));
+    CHECK(tape.value(graph.y).view(s) == tape.value(graph.layers[1].output).view(s).leftCols(2));
+  }
+  CHECK_THROWS_AS(model_of(4, 2, 3, "universal", 1, false, 1), std::invalid_argument);
+}
+
+TEST_CASE("a stack as wide as the data records no padding: the single layer, op for op") {
+  Model<double> model = model_of(4, 2, 3);
+  Tape<double> tape;
+  const ModelGraph<double> graph = record_model(tape, model, 2, false, LayerKernels::kFused);
+  CHECK(graph.stream.id == graph.x.id);
+  CHECK(graph.y.id == graph.layers.front().output.id);
+}
+
 TEST_CASE(
     "a model of depth 1 names its parameters as the single layer does; deeper ones by layer") {
   const Model<double> single = model_of(4, 2, 3);

@@ -15,10 +15,13 @@ using namespace ufl;
 
 namespace {
 
-config::Config small_config(const std::string& kind) {
+// `model` is the stack's JSON section ({} for the single layer).
+config::Config small_config(const std::string& kind, const std::string& model = "{}") {
   return config::parse_config(R"({"dataset": {"kind": ")" + kind +
                                   R"(", "n": 12, "d": 3, "train_size": 100, "test_size": 40},
-                                  "train": {"steps": 90, "batch_size": 8, "eval_every": 25}})",
+                                  "train": {"steps": 90, "batch_size": 8, "eval_every": 25},
+                                  "model": )" +
+                                  model + "}",
                               "checkpoint test");
 }
 
@@ -39,8 +42,10 @@ train::TrainResult run(const config::Config& config, const data::Dataset& datase
 }  // namespace
 
 TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an uninterrupted run") {
-  for (const char* kind : {"lowrank", "global"}) {
-    const config::Config config = small_config(kind);
+  const std::string deep = R"({"depth": 3, "width": 6, "residual": true})";
+  for (const auto& [kind, model_section] :
+       {std::pair{"lowrank", "{}"}, {"global", "{}"}, {"induction", deep.c_str()}}) {
+    const config::Config config = small_config(kind, model_section);
     const data::Dataset dataset = data::generate(config.dataset, config.seed);
     auto fresh = [&] { return model::Model<float>(12, 3, config.model, config.layer); };
     model::Model<float> straight = fresh();

@@ -1,0 +1,263 @@
+#!/usr/bin/python3
+"""Section 7 report: the table and one figure per depth from finished ufl runs (docs/section7.md).
+
+Usage:  /usr/bin/python3 scripts/section7_report.py RUNS_DIR OUT_DIR
+
+RUNS_DIR is searched recursively for run folders (a folder with metrics.json). Runs are grouped
+by dataset kind and depth L. OUT_DIR receives table.md (also printed) and fig_depth<L>.{png,svg}.
+
+Success on induction: η_fix ≥ 1.5 (the stack's MSE at most 2/3 of the best fixed operator's,
+which one layer provably cannot beat). The figure of depth L shows the induction seed with the
+lowest test MSE: one row per layer (M̄_l, M_l(X) of the first test sample, the share of ‖M̄_l‖²
+on each diagonal offset) and, in the last row, the training curves of every seed.
+"""
+import collections
+import json
+import os
+import sys
+
+try:
+    import numpy as np
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:
+    sys.exit(f"section7_report.py needs numpy and matplotlib ({e}); run it with /usr/bin/python3 "
+             f"(bash scripts/install_deps.sh installs them).")
+
+SUCCESS_ETA_FIX = 1.5
+# A run whose test MSE ends above 10× the best fixed operator's has blown up (the loss stays
+# finite, so the trainer does not stop it): counted apart, and left out of the means.
+DIVERGED_FACTOR = 10.0
+
+
+def diverged(metrics):
+    return not metrics["test_mse"] <= DIVERGED_FACTOR * metrics["fixed_mse"]
+KINDS = ["induction", "local", "global", "periodic", "lowrank"]
+
+
+def find_runs(root):
+    runs = []
+    for d, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
+        if "metrics.json" in files and "config.json" in files:
+            with open(os.path.join(d, "metrics.json")) as f:
+                metrics = json.load(f)
+            with open(os.path.join(d, "config.json")) as f:
+                config = json.load(f)
+            runs.append({"dir": d, "metrics": metrics, "config": config,
+                         "kind": config["dataset"]["kind"],
+                         "depth": config.get("model", {}).get("depth", 1),
+                         "seed": config.get("seed", 0)})
+            subdirs[:] = []
+    return runs
+
+
+def mean_std(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    a = np.array(values, dtype=float)
+    return f"{a.mean():.3f} ± {a.std():.3f}" if len(a) > 1 else f"{a[0]:.3f}"
+
+
+def layers_of(run):
+    return run["metrics"].get("layers") or []
+
+
+def best_blank_routing(metrics):
+    """The recall may happen in any layer of a deep stack, not only the last (whose value the
+    top-level blank_routing reports): the largest share over the layers."""
+    values = [l.get("blank_routing") for l in metrics.get("layers") or []]
+    values = [v for v in values if v is not None]
+    return max(values) if values else metrics.get("blank_routing")
+
+
+def verdict_counts(group, layer):
+    counts = collections.Counter()
+    for run in group:
+        layers = layers_of(run)
+        if layer < len(layers):
+            counts[layers[layer]["verdict"]] += 1
+    return ", ".join(f"{v} {c}" for v, c in counts.most_common())
+
+
+def offset_counts(group, layer):
+    counts = collections.Counter()
+    for run in group:
+        layers = layers_of(run)
+        if layer < len(layers):
+            counts[layers[layer]["dominant_offset"]] += 1
+    return ", ".join(f"{o:+d}×{c}" if o else f"0×{c}" for o, c in counts.most_common())
+
+
+def table(runs):
+    lines = []
+    groups = collections.defaultdict(list)
+    for run in runs:
+        groups[(run["kind"], run["depth"])].append(run)
+    order = sorted(groups, key=lambda k: (KINDS.index(k[0]) if k[0] in KINDS else 99, k[1]))
+    induction = [k for k in order if k[0] == "induction"]
+    if induction:
+        lines += ["### induction (recall after a key)", "",
+                  "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
+                  "blank routing (best layer) | per-layer verdict | dominant offset | branch gain |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for key in induction:
+            everything = sorted(groups[key], key=lambda r: r["seed"])
+            blown = sum(diverged(r["metrics"]) for r in everything)
+            wins = sum(r["metrics"]["eta_fix"] >= SUCCESS_ETA_FIX for r in everything)
+            group = [r for r in everything if not diverged(r["metrics"])] or everything
+            m = [r["metrics"] for r in group]
+            depth = key[1]
+            verdicts = "<br>".join(f"{l + 1}: {verdict_counts(group, l)}" for l in range(depth))
+            offsets = "<br>".join(f"{l + 1}: {offset_counts(group, l)}" for l in range(depth))
+            gains = "<br>".join(
+                f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
+                for l in range(depth))
+            lines.append(
+                f"| {depth} | {len(everything)} | {wins}/{len(everything)} | {blown} | "
+                f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
+                f"{mean_std([x['eta_fix'] for x in m])} | "
+                f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
+                f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
+                f"{gains} |")
+        lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
+                  "fixed operator's); the verdicts, offsets and gains are those seeds' too."]
+        ref = groups[induction[0]][0]["metrics"]
+        lines += ["", f"References on the same test sets: per-sample optimum MSE "
+                  f"{ref['optimal_mse']:.3f} (blank rows "
+                  f"{ref.get('optimal_row_mse', {}).get('blank', float('nan')):.3f}); best fixed "
+                  f"linear operator (Wiener) {ref['fixed_mse']:.3f} (blank rows "
+                  f"{ref.get('fixed_row_mse', {}).get('blank', float('nan')):.3f}).", "",
+                  "Per seed (L: seed → η_fix, blank routing):", ""]
+        for key in induction:
+            group = sorted(groups[key], key=lambda r: r["seed"])
+            lines.append(f"- L = {key[1]}: " + ", ".join(
+                f"s{r['seed']} " + ("diverged" if diverged(r["metrics"]) else
+                                    f"{r['metrics']['eta_fix']:.2f}/"
+                                    f"{best_blank_routing(r['metrics']):.2f}") for r in group))
+        lines.append("")
+    others = [k for k in order if k[0] != "induction"]
+    if others:
+        lines += ["### Section 8 datasets in a stack", "",
+                  "| dataset | L | seeds | diverged | η | η_fix | per-layer verdict | "
+                  "dominant offset | branch gain |", "|---|---|---|---|---|---|---|---|---|"]
+        for key in others:
+            everything = sorted(groups[key], key=lambda r: r["seed"])
+            blown = sum(diverged(r["metrics"]) for r in everything)
+            group = [r for r in everything if not diverged(r["metrics"])]
+            if not group:
+                lines.append(f"| {key[0]} | {key[1]} | {len(everything)} | {blown} | – | – | – | "
+                             f"– | – |")
+                continue
+            m = [r["metrics"] for r in group]
+            depth = key[1]
+            verdicts = "<br>".join(f"{l + 1}: {verdict_counts(group, l)}" for l in range(depth))
+            offsets = "<br>".join(f"{l + 1}: {offset_counts(group, l)}" for l in range(depth))
+            gains = "<br>".join(
+                f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
+                for l in range(depth) if layers_of(group[0]))
+            lines.append(f"| {key[0]} | {depth} | {len(everything)} | {blown} | "
+                         f"{mean_std([x['eta'] for x in m])} "
+                         f"| {mean_std([x['eta_fix'] for x in m])} | {verdicts} | {offsets} | "
+                         f"{gains} |")
+        lines += ["", "Means ± std and counts over the seeds that did not diverge."]
+    return "\n".join(lines)
+
+
+def read_curve(run):
+    steps, losses = [], []
+    with open(os.path.join(run["dir"], "loss.csv")) as f:
+        next(f)
+        for line in f:
+            fields = line.strip().split(",")
+            steps.append(int(fields[0]))
+            losses.append(float(fields[3]))  # the minibatch MSE
+    return np.array(steps), np.array(losses)
+
+
+def smooth(values, window=100):
+    if len(values) < window:
+        return values
+    kernel = np.ones(window) / window
+    return np.convolve(values, kernel, mode="valid")
+
+
+def figure(runs, depth, out_dir):
+    group = sorted((r for r in runs if r["kind"] == "induction" and r["depth"] == depth),
+                   key=lambda r: r["seed"])
+    if not group:
+        return None
+    best = min(group, key=lambda r: r["metrics"]["test_mse"])
+    blown = [r["seed"] for r in group if diverged(r["metrics"])]
+    fig, axes = plt.subplots(depth + 1, 3, figsize=(12, 3.3 * (depth + 1)), squeeze=False)
+    n = best["config"]["dataset"]["n"]
+    for l in range(depth):
+        # A run of depth 1 keeps the single layer's file names (no layer1/ folder).
+        folder = os.path.join(best["dir"], f"layer{l + 1}") if depth > 1 else best["dir"]
+        layer = layers_of(best)[l]
+        mean = np.load(os.path.join(folder, "M_mean.npy"))
+        sample = np.load(os.path.join(folder, "M.npy"))[0]
+        energy = np.array(layer["diagonal_energy"])
+        title = (f"layer {l + 1}: {layer['verdict']}, offset {layer['dominant_offset']:+d}, "
+                 f"gain {layer['branch_gain']:.2f}")
+        for ax, matrix, name in ((axes[l][0], mean, r"$\bar{M}_%d$" % (l + 1)),
+                                 (axes[l][1], sample, r"$M_%d(X)$, test sample 1" % (l + 1))):
+            limit = np.abs(matrix).max() or 1.0
+            im = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
+            ax.set_title(f"{name}\n{title}" if ax is axes[l][0] else name)
+            fig.colorbar(im, ax=ax, fraction=0.046)
+        offsets = np.arange(-(n - 1), n)
+        axes[l][2].bar(offsets, energy, width=1.0, color="tab:blue")
+        axes[l][2].set_xlabel("diagonal offset j − i")
+        axes[l][2].set_ylabel(r"share of $\|\bar{M}_l\|^2$")
+        axes[l][2].set_title("diagonal energy")
+    ax = axes[depth][0]
+    for run in group:
+        if diverged(run["metrics"]):
+            continue  # listed in the table; its curve would hide the others
+        steps, losses = read_curve(run)
+        s = smooth(losses)
+        ax.plot(steps[len(steps) - len(s):], s, lw=1,
+                label=f"seed {run['seed']}" + (" (shown)" if run is best else ""))
+    ax.axhline(best["metrics"]["fixed_mse"], color="k", ls="--", lw=1, label="best fixed")
+    ax.axhline(best["metrics"]["optimal_mse"], color="k", ls=":", lw=1, label="optimum")
+    ax.set_xlabel("step")
+    ax.set_yscale("log")
+    ax.set_ylabel("training MSE (smoothed)")
+    ax.set_title(f"induction, L = {depth}: training curves" +
+                 (f"\n(not shown: diverged seeds {', '.join(map(str, blown))})" if blown else ""))
+    ax.legend(fontsize=7, ncol=2)
+    for ax in axes[depth][1:]:
+        ax.axis("off")
+    fig.tight_layout()
+    paths = []
+    for extension in ("png", "svg"):
+        path = os.path.join(out_dir, f"fig_depth{depth}.{extension}")
+        fig.savefig(path, dpi=110)
+        paths.append(path)
+    plt.close(fig)
+    return paths[0]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    runs = find_runs(sys.argv[1])
+    if not runs:
+        sys.exit(f"no finished runs under {sys.argv[1]}")
+    out_dir = sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    text = table(runs)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+    for depth in sorted({r["depth"] for r in runs if r["kind"] == "induction"}):
+        path = figure(runs, depth, out_dir)
+        if path:
+            print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
