@@ -33,8 +33,8 @@
 #include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
-#include "model/mixers/universal_structured.hpp"
 #include "model/mixers/registry.hpp"
+#include "model/mixers/universal_structured.hpp"
 #include "tape/tape.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
@@ -374,9 +374,8 @@ int run(const Options& o) {
       "\"ms_per_step\":%.6g,\"ms_min\":%.6g,\"ms_max\":%.6g,\"gflops\":%.6g,"
       "\"flops_per_step\":%.0f,\"steps\":%d,\"repeats\":%d,\"warmup\":%d,\"loss\":%.6g}\n",
       kernel.c_str(), auto_kernel, o.mixer.c_str(), o.n, o.d, o.r, o.batch, o.threads, o.depth,
-      o.width, o.residual ? "true" : "false", median,
-      sorted.front(), sorted.back(), flops / (median * 1e-3) / 1e9, flops, steps, repeats,
-      warm_steps, final_loss);
+      o.width, o.residual ? "true" : "false", median, sorted.front(), sorted.back(),
+      flops / (median * 1e-3) / 1e9, flops, steps, repeats, warm_steps, final_loss);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/utc_time.hpp"
 #include "cli/run_guard.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
@@ -21,13 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
 
 json read_json(const fs::path& path) {
   const json value = json::parse(io::read_file(path), nullptr, false);

@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/utc_time.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/stop_signals.hpp"
 #include "config/load.hpp"
@@ -37,13 +38,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
 
 std::unique_ptr<io::RunFolder> open_run_folder(const fs::path& path, bool force) {
   try {

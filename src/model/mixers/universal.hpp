@@ -265,11 +265,10 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
     // dense one. The structured kernel takes a learned gate only: attention stays dense.
     const Shape input = tape.shape(h);
     const bool structured =
-        gamma.valid() &&
-        (kernels == LayerKernels::kStructured ||
-         (kernels == LayerKernels::kFused &&
-          structured_pays(input.rows, input.cols, tape.shape(a).cols, input.batch,
-                          tape.needs_grad(h))));
+        gamma.valid() && (kernels == LayerKernels::kStructured ||
+                          (kernels == LayerKernels::kFused &&
+                           structured_pays(input.rows, input.cols, tape.shape(a).cols, input.batch,
+                                           tape.needs_grad(h))));
     graph.kernel = structured ? "structured" : "dense";
     std::tie(graph.out, graph.penalty) =
         structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")
