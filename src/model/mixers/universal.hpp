@@ -262,13 +262,12 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
   MixerGraph graph;
   if (kernels != LayerKernels::kComposite) {
     // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
-    // dense one. The structured kernel takes a learned gate only: attention stays dense.
+    // dense one; both take a learned or an open gate.
     const Shape input = tape.shape(h);
-    const bool structured =
-        gamma.valid() && (kernels == LayerKernels::kStructured ||
-                          (kernels == LayerKernels::kFused &&
-                           structured_pays(input.rows, input.cols, tape.shape(a).cols, input.batch,
-                                           tape.needs_grad(h))));
+    const bool structured = kernels == LayerKernels::kStructured ||
+                            (kernels == LayerKernels::kFused &&
+                             structured_pays(input.rows, input.cols, tape.shape(a).cols,
+                                             input.batch, tape.needs_grad(h)));
     graph.kernel = structured ? "structured" : "dense";
     std::tie(graph.out, graph.penalty) =
         structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")

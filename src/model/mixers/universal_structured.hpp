@@ -533,11 +533,13 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
                        d_psi_scalars.trace, dh);
 }
 
-// inputs: H [B, n, d]; the 12 blocks; γ [1, 1, 1]; W_v [1, d, d]. outputs: branch [B, n, d],
-// penalty [B, 1, 1].
+// inputs: H [B, n, d]; the blocks and scalars (kBlockCount); γ [1, 1, 1] (a learned gate only);
+// W_v [1, d, d]. outputs: branch [B, n, d], penalty [B, 1, 1]. Without γ the gate is open, γ = 1
+// (the attention mixer): M = 0·S + 1·softmax(S), exactly as the dense kernel computes it.
 template <class T>
 struct StructuredUniversalOp : Op<T> {
   StructuredLayout layout{};
+  bool learned_gate = true;
   int r = 0;
 
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
@@ -565,9 +567,12 @@ struct StructuredUniversalOp : Op<T> {
     return ScalarGrads<T>{this->sinks[1 + squared_norm].begin_sample(b),
                           this->sinks[1 + trace].begin_sample(b)};
   }
-  T gamma(Tape<T>& tape) const { return tape.value(this->inputs[1 + kBlockCount]).data[0]; }
+  int w_v_input() const { return learned_gate ? 2 + kBlockCount : 1 + kBlockCount; }
+  T gamma(Tape<T>& tape) const {
+    return learned_gate ? tape.value(this->inputs[1 + kBlockCount]).data[0] : T(1);
+  }
   ConstMatrixMap<T> w_v(Tape<T>& tape) const {
-    return tape.value(this->inputs[2 + kBlockCount]).view(0);
+    return tape.value(this->inputs[w_v_input()]).view(0);
   }
 
   void forward_sample(Tape<T>& tape, int b) override {
@@ -588,8 +593,8 @@ struct StructuredUniversalOp : Op<T> {
     const ScalarGrads<T> d_phi_scalars = scalar_grads(kPhiPPSquaredNorm, kPhiPPTrace, b),
                          d_psi_scalars = scalar_grads(kPsiPPSquaredNorm, kPsiPPTrace, b);
     T* dh = this->sinks[0].begin_sample(b);
-    T* dgamma = this->sinks[1 + kBlockCount].begin_sample(b);
-    T* dw_v = this->sinks[2 + kBlockCount].begin_sample(b);
+    T* dgamma = learned_gate ? this->sinks[1 + kBlockCount].begin_sample(b) : nullptr;
+    T* dw_v = this->sinks[w_v_input()].begin_sample(b);
     structured_backward<T>(tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC),
                            family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
                            keep, tape.grad(this->output).view(b),
@@ -598,7 +603,8 @@ struct StructuredUniversalOp : Op<T> {
   }
 };
 
-// Records the structured branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
+// Records the structured branch; returns {branch [B, n, d], penalty [B, 1, 1]}. Without a valid
+// `gamma` the gate is open (γ = 1).
 template <class T>
 std::pair<Var, Var> structured_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
                                          Var w_v, const std::string& name) {
@@ -606,14 +612,16 @@ std::pair<Var, Var> structured_universal(Tape<T>& tape, Var h, Var a, Var b, Var
   const Shape sh = tape.shape(h);
   const Shape sa = tape.shape(a);
   if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
-      tape.shape(sigma).size() != std::size_t(sa.cols) || tape.shape(gamma).size() != 1 ||
+      tape.shape(sigma).size() != std::size_t(sa.cols) ||
+      (gamma.valid() && tape.shape(gamma).size() != 1) ||
       tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
     throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
   const std::vector<Var> blocks = universal_blocks(tape, a, b, sigma, sh.rows, sh.cols, name);
   auto op = std::make_unique<StructuredUniversalOp<T>>();
   op->inputs = {h};
   op->inputs.insert(op->inputs.end(), blocks.begin(), blocks.end());
-  op->inputs.push_back(gamma);
+  op->learned_gate = gamma.valid();
+  if (op->learned_gate) op->inputs.push_back(gamma);
   op->inputs.push_back(w_v);
   op->layout = StructuredLayout{sh.rows, sh.cols};
   op->r = sa.cols;

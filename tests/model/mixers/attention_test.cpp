@@ -98,8 +98,9 @@ TEST_CASE("attention is the universal layer with γ = 1: the same loss and gradi
 }
 
 TEST_CASE("attention + loss: gradients match finite differences, alone and in stacks") {
-  for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
-    CAPTURE(kernels == LayerKernels::kFused);
+  for (LayerKernels kernels :
+       {LayerKernels::kComposite, LayerKernels::kDense, LayerKernels::kStructured}) {
+    CAPTURE(int(kernels));
     CHECK(testing::model_gradient_error(model_of(5, 3, 4, "attention"), 3, 0, 1, kernels) <= 1e-6);
     CHECK(testing::model_gradient_error(model_of(3, 5, 7, "attention"), 2, 0, 2, kernels) <= 1e-6);
     for (bool residual : {false, true}) {
@@ -120,5 +121,11 @@ TEST_CASE("attention: the fused kernel gives the composite graph's loss terms an
     CHECK(fused.loss == doctest::Approx(composite.loss).epsilon(1e-13));
     CHECK(fused.orthogonality == doctest::Approx(composite.orthogonality).epsilon(1e-13));
     CHECK(testing::gradient_difference(fused, composite) <= 1e-13);
+    // the structured kernel, with its gate open, too (it sums in another order: 1e-12)
+    const auto structured = testing::loss_and_gradients(model_of(7, 3, 5, "attention", depth),
+                                                        LayerKernels::kStructured);
+    CHECK(structured.loss == doctest::Approx(composite.loss).epsilon(1e-12));
+    CHECK(structured.orthogonality == doctest::Approx(composite.orthogonality).epsilon(1e-12));
+    CHECK(testing::gradient_difference(structured, composite) <= 1e-12);
   }
 }
