@@ -60,8 +60,9 @@ void setup_logging(bool quiet) {
 int main(int argc, char** argv) {
   using namespace ufl::cli;
   CLI::App app{
-      "ufl: train Universal Factorization Layers on the Section 8 datasets and measure "
-      "which classical operator emerges (convolution, attention, Fourier, SVD).",
+      "ufl: train Universal Factorization Layers (or one of their special cases, alone or in a "
+      "stack) on synthetic datasets and measure which classical operator emerges (convolution, "
+      "attention, Fourier, SVD). What is measured: docs/experiment.md.",
       "ufl"};
   app.set_version_flag("--version",
                        std::string("ufl ") + ufl::kVersion + " (" + ufl::kGitCommit + ")");
@@ -73,8 +74,8 @@ int main(int argc, char** argv) {
   TrainArguments train;
   auto* train_command = app.add_subcommand(
       "train",
-      "Train one layer from a JSON config and write a run folder (factors, operator, "
-      "metrics, loss curve).");
+      "Train a model (one layer, or a stack: model.depth) from a JSON config and write a run "
+      "folder (parameters, operators, metrics, loss curve). Keys: ufl config --describe.");
   train_command->add_option(
       "CONFIG", train.config_path,
       "JSON config, e.g. configs/section8/local.json (not needed with --resume)");
