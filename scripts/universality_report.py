@@ -8,7 +8,7 @@ The first form searches RUNS_DIR recursively for finished runs, groups them by m
 (seeds averaged) and writes to OUT_DIR:
   table.md, table.csv          η (and η_fix) mean ± std per mixer × dataset, parameters per mixer,
                                the closest special case of the universal layer and of the
-                               optimum, and the seed's three predictions checked with numbers
+                               optimum, and the paper's three predictions checked with numbers
   fig_universality.{png,svg}   the mixer × dataset heat map of η, the diagonal marked
 The second copies them to docs/universality/ and rewrites the README's universality section
 (between its universality markers). scripts/reproduce_universality.sh calls both.
@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- universality:begin -->", "<!-- universality:end -->"
 MIXERS = ["universal", "attention", "convolution", "fourier", "lowrank", "linear"]
 KINDS = s8.KINDS
-# The diagonal: the dataset each special case is the seed's answer for (universality spec §2).
+# The diagonal: the dataset each special case is the paper's answer for (docs/universality.md).
 HOME = {"convolution": "local", "attention": "global", "fourier": "periodic",
         "lowrank": "lowrank"}
 SPECIAL = ["attention", "convolution", "fourier", "lowrank"]
@@ -92,7 +92,7 @@ def md_table(header, rows):
 
 
 def predictions(groups, kinds):
-    """The seed's three predictions (universality spec §2), each with its numbers and whether
+    """The paper's three predictions (universality spec §2), each with its numbers and whether
     it held; returns markdown lines."""
     eta = lambda mixer, kind: stat(groups.get((mixer, kind), []), "eta")[0]
     eta_fix = lambda mixer, kind: stat(groups.get((mixer, kind), []), "eta_fix")[0]
@@ -217,7 +217,7 @@ def write_tables(groups, out):
         "### Universality: every special case trained on its own, beside the universal layer",
         f"η = mse(M*)/mse(layer) on the held-out test set, mean ± sample std over seeds "
         f"({'/'.join(map(str, seeds))} runs per cell); bold: the special case on the data the "
-        f"seed assigns it. On local, periodic and lowrank η_fix = η (M_fix is the optimum); on "
+        f"paper assigns it. On local, periodic and lowrank η_fix = η (M_fix is the optimum); on "
         f"global M_fix is the bar an input-dependent layer must beat (η_fix > 1). Parameters: "
         f"the mixer's own (W_v, d² = 256, comes on top for every mixer); lowrank at r = 4.",
         md_table(["mixer", "parameters", *kinds, "global η_fix"], rows),
@@ -226,7 +226,7 @@ def write_tables(groups, out):
         "seed's data up to sampling) and for the trained universal layer (counts over seeds).",
         md_table(["dataset", "optimum's closest special case", "universal layer's",
                   "η of its fit", "universal η"], case_rows),
-        "The seed's three predictions, checked:",
+        "The paper's three predictions, checked:",
         "\n".join(predictions(groups, kinds)),
     ]) + "\n"
     with open(os.path.join(out, "table.md"), "w") as f:
@@ -268,7 +268,7 @@ def fig_universality(groups, out):
                   [f"{m}\n({params[m]} params)" if m in params else m for m in mixers])
     ax.set_xticks(range(len(kinds)), kinds)
     ax.xaxis.tick_top()
-    ax.set_xlabel("red box: the special case on the data the seed assigns it (the diagonal); "
+    ax.set_xlabel("red box: the special case on the data the paper assigns it (the diagonal); "
                   "on global, η_fix > 1 means beating every fixed operator")
     ax.set_title("Universality, measured: η of each mixer on each dataset (mean ± std over seeds)",
                  pad=12)
