@@ -102,7 +102,8 @@ ok "resubmission: nothing to do, no empty pending-… file"
 # task (Slurm's preempt-and-requeue: SIGTERM, then back to the queue).
 steps=12000
 preempt=$work/preempt run=$work/preempt/local__seed=3
-said=$(bash "$submit" "$preempt" "$local_config" -- --set train.steps=$steps --seed 3)
+said=$(bash "$submit" "$preempt" "$local_config" -- --set train.steps=$steps \
+  --set train.checkpoint_every=200 --seed 3)
 echo "$said"
 job=$(job_of "$said")
 [ -n "$job" ] || fail "no job ID in the submission's output"
@@ -127,8 +128,22 @@ wait_interrupted() {
   [ -s "$run/checkpoint.bin" ] || fail "no checkpoint in $run"
 }
 
+# Waits until the running task has written a checkpoint after `$marker` was touched: it is then
+# in the training loop, with thousands of steps to go (a fixed sleep raced a fast machine).
+marker=$work/marker
+wait_checkpoint() {
+  local deadline=$((SECONDS + 60))
+  until [ -n "$(find "$preempt" -maxdepth 2 -path '*/.local__seed=3.partial-*/checkpoint.bin' \
+    -newer "$marker" 2>/dev/null)" ]; do
+    complete "$run" && fail "$run finished before it could be stopped (raise steps)"
+    [ $SECONDS -lt $deadline ] || fail "no new checkpoint of $run within 60 s"
+    sleep 0.1
+  done
+}
+
+touch "$marker"
 wait_running 0
-sleep 3  # into the training loop
+wait_checkpoint
 # --batch: the signal goes to the batch step's process, which must be ufl itself (Slurm's
 # default for batch jobs is to signal only job steps, of which a task has none).
 scancel --batch --signal=TERM "$task"
@@ -138,9 +153,10 @@ first_stop=$(manifest_number "$run" steps_done)
 [ "$first_stop" -gt 0 ] && [ "$first_stop" -lt $steps ] || fail "stopped after step $first_stop"
 ok "scancel --batch --signal=TERM: task $(task_state "$task"), run interrupted after step $first_stop/$steps, checkpoint saved"
 
+touch "$marker"
 scontrol requeue "$task"
 wait_running 1
-sleep 2
+wait_checkpoint
 scontrol requeue "$task"
 wait_interrupted "$first_stop"
 second_stop=$(manifest_number "$run" steps_done)
