@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace ufl::testing {
 
@@ -55,6 +57,24 @@ struct TemporaryFolder {
     return value;
   }
 };
+
+// Waits (up to 30 s) until a run training into `folder` has written its first checkpoint in its
+// staging folder: it is then in the training loop, so a signal lands mid-training whatever the
+// machine's speed (a signal during data generation would, rightly, leave nothing to resume).
+inline bool wait_for_first_checkpoint(const std::filesystem::path& folder) {
+  auto training = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+      if (entry.path().filename().string().rfind(".run.partial", 0) == 0 &&
+          std::filesystem::exists(entry.path() / "checkpoint.bin"))
+        return true;
+    return false;
+  };
+  for (int wait = 0; wait < 3000; ++wait) {
+    if (training()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
 
 // Small and fast settings for end-to-end runs.
 inline const std::string kSmallRun =

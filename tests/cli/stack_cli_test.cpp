@@ -98,17 +98,7 @@ TEST_CASE("SIGINT and --resume on a deep run end bit-identical to an uninterrupt
       "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section7/induction.json --out " +
       run + long_run + " > " + (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
   REQUIRE(std::system(start.c_str()) == 0);
-  // Training has started once the first checkpoint (step 100) is in the staging folder; the
-  // signal then lands mid-training, whatever the machine's speed.
-  auto training = [&] {
-    for (const auto& entry : fs::directory_iterator(folder.path))
-      if (entry.path().filename().string().rfind(".run.partial", 0) == 0 &&
-          fs::exists(entry.path() / "checkpoint.bin"))
-        return true;
-    return false;
-  };
-  for (int wait = 0; wait < 3000 && !training(); ++wait)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(wait_for_first_checkpoint(folder.path));
   std::string pid = read_text(folder / "pid");
   pid.erase(pid.find_last_not_of(" \n") + 1);
   REQUIRE(run_command("kill -INT " + pid).exit_code == 0);
