@@ -32,12 +32,18 @@ struct Sizes {
   double n, d, r, h, batch, train_size, test_size, depth;
 };
 
-// FLOPs of the products of one training sample (forward and backward of the fused kernel; the
-// list is in bench/step_bench.cpp): 8ndr + 6n²r + 4n²d + 6nd² + 8nr².
+// FLOPs of the products of one training sample in the universal layer's kernel that training
+// chooses at these sizes (dense or structured, model::structured_pays; the lists are in
+// bench/README.md), the structured kernel's per-step blocks shared over the batch, plus the
+// elementwise work.
 double train_flops_per_sample(const Sizes& s) {
-  const double n = s.n, d = s.d, r = s.r;
-  return 8 * n * d * r + 6 * n * n * r + 4 * n * n * d + 6 * n * d * d + 8 * n * r * r +
-         2 * kElementwiseFlops * n * n;
+  const bool with_dh = s.depth > 1;
+  const model::KernelCost cost = model::universal_kernel_cost(s.n, s.d, s.r, with_dh);
+  const double products =
+      model::structured_pays(int(s.n), int(s.d), int(s.r), int(s.batch), with_dh)
+          ? cost.structured_per_sample + cost.structured_per_step / s.batch
+          : cost.dense_per_sample;
+  return products + 2 * kElementwiseFlops * s.n * s.n;
 }
 // One sample's forward in the evaluation (the composite graph): U, V, S, M·H, ·W_v.
 double eval_flops_per_sample(const Sizes& s) {
