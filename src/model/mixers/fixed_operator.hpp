@@ -9,6 +9,7 @@
 // record_fixed_operator() records it either way a layer asks: the composite graph (two matmul
 // ops, the reference) or this fused op; both expose M, the same tensor for every sample.
 #include "model/mixer.hpp"
+#include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
 
@@ -43,34 +44,25 @@ void fixed_branch_backward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrix
 
 // inputs: H [B, n, d]; M [1, n, n]; W_v [1, d, d]. output: the branch [B, n, d].
 template <class T>
-struct FixedBranchOp : Op<T> {
+struct FixedBranchOp : KeepingOp<T> {
   int n = 0, d = 0;
 
-  std::size_t kept_size() const { return std::size_t(n) * d; }
-  std::size_t temporaries_size() const { return 2 * std::size_t(n) * d + std::size_t(d) * d; }
-  // Each sample's Z, then one set of temporaries per sample group (reused by its samples).
-  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return std::size_t(tape.shape(this->inputs[0]).batch) * kept_size() +
-           std::size_t(tape.group_count()) * temporaries_size();
+  // Each sample's Z, and per group the backward's temporaries.
+  std::size_t kept_size() const override { return std::size_t(n) * d; }
+  std::size_t temporaries_size() const override {
+    return 2 * std::size_t(n) * d + std::size_t(d) * d;
   }
-  MatrixMap<T> kept(int b) const {
-    return MatrixMap<T>(this->scratch + std::size_t(b) * kept_size(), n, d);
-  }
-  T* temporaries(const Tape<T>& tape, int b) const {
-    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * kept_size() +
-           std::size_t(b / tape.group_size()) * temporaries_size();
-  }
+  MatrixMap<T> z(int b) const { return MatrixMap<T>(this->kept(b), n, d); }
   void forward_sample(Tape<T>& tape, int b) override {
     fixed_branch_forward<T>(
         tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), kept(b), tape.value(this->output).matrix(b));
+        tape.value(this->inputs[2]).view(0), z(b), tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    const MatrixMap<T> z = kept(b);
     fixed_branch_backward<T>(
         tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), ConstMatrixMap<T>(z.data(), n, d),
-        tape.grad(this->output).view(b), temporaries(tape, b), this->sinks[0].begin_sample(b),
+        tape.value(this->inputs[2]).view(0), ConstMatrixMap<T>(this->kept(b), n, d),
+        tape.grad(this->output).view(b), this->temporaries(tape, b), this->sinks[0].begin_sample(b),
         this->sinks[1].begin_sample(b), this->sinks[2].begin_sample(b));
   }
 };

@@ -17,6 +17,7 @@
 
 #include "model/mixer.hpp"
 #include "model/mixers/universal_structured.hpp"
+#include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
 
@@ -154,7 +155,7 @@ enum class GateMode { kLearned, kOpen };
 // inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1] (learned gate only);
 // W_v [1, d, d]. outputs: the branch [B, n, d] and the penalty [B, 1, 1].
 template <class T>
-struct FusedUniversalOp : Op<T> {
+struct FusedUniversalOp : KeepingOp<T> {
   UniversalLayout layout{};
   GateMode gate = GateMode::kLearned;
 
@@ -166,35 +167,26 @@ struct FusedUniversalOp : Op<T> {
     return gate == GateMode::kLearned ? this->sinks[4].begin_sample(b) : nullptr;
   }
 
-  // Each sample's activations, then one set of temporaries per sample group: a group's
-  // samples run one after another on one thread, so they reuse it while it is in cache.
-  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
-           std::size_t(tape.group_count()) * layout.backward_size();
-  }
-  T* activations(int b) const { return this->scratch + std::size_t(b) * layout.forward_size(); }
-  T* temporaries(const Tape<T>& tape, int b) const {
-    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
-           std::size_t(b / tape.group_size()) * layout.backward_size();
-  }
+  std::size_t kept_size() const override { return layout.forward_size(); }
+  std::size_t temporaries_size() const override { return layout.backward_size(); }
   void forward_sample(Tape<T>& tape, int b) override {
-    UniversalSample<T> keep = universal_sample(activations(b), layout);
+    UniversalSample<T> keep = universal_sample(this->kept(b), layout);
     tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
         tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
         tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
-        tape.value(this->inputs[w_v_input()]).view(0), keep, temporaries(tape, b),
+        tape.value(this->inputs[w_v_input()]).view(0), keep, this->temporaries(tape, b),
         tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    UniversalSample<T> keep = universal_sample(activations(b), layout);
-    universal_backward<T>(tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-                          tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data,
-                          gamma(tape), tape.value(this->inputs[w_v_input()]).view(0), keep,
-                          tape.grad(this->output).view(b),
-                          tape.grad(this->extra_outputs[0]).sample(b)[0], temporaries(tape, b),
-                          this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
-                          this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b),
-                          gamma_gradient(b), this->sinks[w_v_input()].begin_sample(b));
+    UniversalSample<T> keep = universal_sample(this->kept(b), layout);
+    universal_backward<T>(
+        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
+        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
+        tape.value(this->inputs[w_v_input()]).view(0), keep, tape.grad(this->output).view(b),
+        tape.grad(this->extra_outputs[0]).sample(b)[0], this->temporaries(tape, b),
+        this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
+        this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b), gamma_gradient(b),
+        this->sinks[w_v_input()].begin_sample(b));
   }
 };
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "model/mixer.hpp"
+#include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
 
@@ -537,20 +538,13 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
 // W_v [1, d, d]. outputs: branch [B, n, d], penalty [B, 1, 1]. Without γ the gate is open, γ = 1
 // (the attention mixer): M = 0·S + 1·softmax(S), exactly as the dense kernel computes it.
 template <class T>
-struct StructuredUniversalOp : Op<T> {
+struct StructuredUniversalOp : KeepingOp<T> {
   StructuredLayout layout{};
   bool learned_gate = true;
   int r = 0;
 
-  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
-           std::size_t(tape.group_count()) * layout.backward_size();
-  }
-  T* activations(int b) const { return this->scratch + std::size_t(b) * layout.forward_size(); }
-  T* temporaries(const Tape<T>& tape, int b) const {
-    return this->scratch + std::size_t(tape.shape(this->inputs[0]).batch) * layout.forward_size() +
-           std::size_t(b / tape.group_size()) * layout.backward_size();
-  }
+  std::size_t kept_size() const override { return layout.forward_size(); }
+  std::size_t temporaries_size() const override { return layout.backward_size(); }
   BlockViews<T> family(Tape<T>& tape, int first) const {
     auto view = [&](int k) { return tape.value(this->inputs[1 + first + k]).view(0); };
     return BlockViews<T>{view(0), view(1), view(2), view(3)};
@@ -576,8 +570,9 @@ struct StructuredUniversalOp : Op<T> {
   }
 
   void forward_sample(Tape<T>& tape, int b) override {
-    StructuredSample<T> keep = structured_sample(activations(b), layout);
-    StructuredTemporaries<T> tmp = structured_temporaries(temporaries(tape, b), layout.n, layout.d);
+    StructuredSample<T> keep = structured_sample(this->kept(b), layout);
+    StructuredTemporaries<T> tmp =
+        structured_temporaries(this->temporaries(tape, b), layout.n, layout.d);
     tape.value(this->extra_outputs[0]).sample(b)[0] = structured_forward<T>(
         tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC), family(tape, kPhiCC),
         family(tape, kPsiCC), scalars(tape, kPhiPPSquaredNorm, kPhiPPTrace),
@@ -585,8 +580,9 @@ struct StructuredUniversalOp : Op<T> {
         tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    StructuredSample<T> keep = structured_sample(activations(b), layout);
-    StructuredTemporaries<T> tmp = structured_temporaries(temporaries(tape, b), layout.n, layout.d);
+    StructuredSample<T> keep = structured_sample(this->kept(b), layout);
+    StructuredTemporaries<T> tmp =
+        structured_temporaries(this->temporaries(tape, b), layout.n, layout.d);
     // Grab every sink before the kernel: begin_sample clears a group's slot at its first sample.
     const BlockGrads<T> d_omega = family_grads(kOmegaCC, b), d_phi = family_grads(kPhiCC, b),
                         d_psi = family_grads(kPsiCC, b);

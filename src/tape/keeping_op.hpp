@@ -1,0 +1,34 @@
+#pragma once
+// A per-sample op that keeps activations from its forward for its backward (the fused kernels):
+// its scratch holds every sample's activations, then one set of temporaries per sample group. A
+// group's samples run one after another on one thread, so they reuse its temporaries while they
+// are in cache. Input 0 is the batched input.
+#include <cstddef>
+
+#include "tape/tape.hpp"
+
+namespace ufl {
+
+template <class T>
+struct KeepingOp : Op<T> {
+  virtual std::size_t kept_size() const = 0;         // elements kept per sample
+  virtual std::size_t temporaries_size() const = 0;  // elements of temporaries per group
+
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    return batch(tape) * kept_size() + std::size_t(tape.group_count()) * temporaries_size();
+  }
+  // Sample b's kept activations.
+  T* kept(int b) const { return this->scratch + std::size_t(b) * kept_size(); }
+  // The temporaries of sample b's group.
+  T* temporaries(const Tape<T>& tape, int b) const {
+    return this->scratch + batch(tape) * kept_size() +
+           std::size_t(b / tape.group_size()) * temporaries_size();
+  }
+
+ private:
+  std::size_t batch(const Tape<T>& tape) const {
+    return std::size_t(tape.shape(this->inputs[0]).batch);
+  }
+};
+
+}  // namespace ufl
