@@ -313,7 +313,7 @@ def fig_emergence(groups, out):
     parsimony = any("closest_special_case" in r["metrics"] for _, runs in groups for r in runs)
     if parsimony:
         fig, (ax, right) = plt.subplots(1, 2, figsize=(21, 1.7 * nk + 2.6),
-                                        gridspec_kw={"width_ratios": [1.15, 1]})
+                                        gridspec_kw={"width_ratios": [1.1, 1.3]})
         fig_parsimony(groups, right)
     else:
         fig, ax = plt.subplots(figsize=(11, 1.7 * nk + 2.2))
@@ -339,8 +339,9 @@ def fig_parsimony(groups, ax):
                     detail = ("\nw = " if family == "convolution" else "\nk = ") + \
                              ", ".join(map(str, sizes))
                 fits = np.array([c.get("eta", math.nan) for c in picks])
-                ax.text(j, i, f"{len(picks)}/{len(runs)}{detail}\nη(fit) {fmt(fits)}",
-                        ha="center", va="center", fontsize=9.5, fontweight="bold",
+                # η(fit) on a line of its own, so that "0.9679 ± 0.0006" fits the cell
+                ax.text(j, i, f"{len(picks)}/{len(runs)}{detail}\nη(fit)\n{fmt(fits)}",
+                        ha="center", va="center", fontsize=8, fontweight="bold",
                         color="black" if share[i, j] > 0.55 else "white")
             if family == claimed:
                 ax.add_patch(Rectangle((j - 0.47, i - 0.47), 0.94, 0.94, fill=False,
