@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import section8_report as s8  # noqa: E402  (loading runs, mean ± std, number formats)
+from update_readme_results import replace_readme_section  # noqa: E402
 
 np, plt, Rectangle = s8.np, s8.plt, s8.Rectangle
 
@@ -296,13 +297,7 @@ def publish(results):
         "![η of each mixer on each dataset](docs/universality/fig_universality.png)",
         END,
     ])
-    readme_path = ROOT / "README.md"
-    readme = readme_path.read_text()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"README.md has no {BEGIN} … {END} markers")
-    before, rest = readme.split(BEGIN, 1)
-    after = rest.split(END, 1)[1]
-    readme_path.write_text(before + section + after)
+    replace_readme_section(ROOT / "README.md", BEGIN, END, section)
     print(f"updated README.md and {docs}")
 
 

@@ -14,6 +14,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- section8:begin -->", "<!-- section8:end -->"
 
 
+def replace_readme_section(readme_path, begin, end, section):
+    """Replaces the README's text from `begin` to `end` (both markers included) by `section`."""
+    readme = readme_path.read_text()
+    if begin not in readme or end not in readme:
+        sys.exit(f"{readme_path.name} has no {begin} … {end} markers")
+    before, rest = readme.split(begin, 1)
+    after = rest.split(end, 1)[1]
+    readme_path.write_text(before + section + after)
+
+
 def pm(row, key, digits=3):
     return f"{float(row[key + '_mean']):.{digits}f} ± {float(row[key + '_std']):.{digits}f}"
 
@@ -68,13 +78,7 @@ def main():
         "[the training curves](docs/section8/fig3_training.png).",
         END,
     ])
-    readme_path = ROOT / "README.md"
-    readme = readme_path.read_text()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"README.md has no {BEGIN} … {END} markers")
-    before, rest = readme.split(BEGIN, 1)
-    after = rest.split(END, 1)[1]
-    readme_path.write_text(before + section + after)
+    replace_readme_section(ROOT / "README.md", BEGIN, END, section)
     print(f"updated README.md and {docs}")
 
 
