@@ -16,9 +16,9 @@
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/utc_time.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/stop_signals.hpp"
+#include "cli/utc_time.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "interrupt/stop_request.hpp"
@@ -352,6 +352,7 @@ int run_train(const TrainArguments& arguments) {
     options.stop_requested = interrupt::stop_flag();
     if (source) options.resume_from = &source->state;
     options.probe = &trajectory;
+    options.metric_name = task::task(config.task.kind).metric_column;
     options.on_checkpoint = [&](const train::TrainingState& state) {
       train::write_checkpoint(staging / "checkpoint.bin", state);
       checkpoint_step = state.steps_done;
@@ -361,7 +362,7 @@ int run_train(const TrainArguments& arguments) {
     // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
     if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
 
-    results::write_loss_curve(staging, training.curve);
+    results::write_loss_curve(staging, training.curve, task::task(config.task.kind));
     results::write_trajectory(staging, trajectory.columns(), training.probe_rows);
     auto finish = [&](const train::TrainResult& result) {
       const double wall_seconds =

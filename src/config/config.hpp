@@ -7,6 +7,7 @@
 #include "analysis/analysis_config.hpp"
 #include "data/dataset_config.hpp"
 #include "model/model_config.hpp"
+#include "task/task_config.hpp"
 #include "train/train_config.hpp"
 
 namespace ufl::config {
@@ -17,6 +18,7 @@ struct Config {
   // The data's seed (key dataset.seed): `seed` unless given, or the --data folder's
   // (docs/seeds.md).
   std::uint64_t dataset_seed = 1;
+  task::TaskConfig task;
   data::DatasetConfig dataset;
   model::LayerConfig layer;
   model::ModelConfig model;

@@ -7,6 +7,7 @@
 
 #include "data/registry.hpp"
 #include "model/mixers/registry.hpp"
+#include "task/registry.hpp"
 
 namespace ufl::config {
 namespace {
@@ -143,6 +144,13 @@ std::vector<Key> build_table() {
                            "seed of the data (structure, train and test samples); with --data, "
                            "the folder's (docs/seeds.md)")
           .follows("seed", [](Config& c) { c.dataset_seed = c.seed; }),
+      Entry<std::string>("task.kind", &Config::task, &task::TaskConfig::kind,
+                         "what the model learns: denoising synthetic samples (MSE) or the next "
+                         "token of text or mqar sequences (cross-entropy); docs/transformer.md")
+          .rule("one of " + task::task_names(),
+                [](const std::string& kind, const Config&) {
+                  return task::find_task(kind) != nullptr;
+                }),
       Entry<std::string>("dataset.kind", &Config::dataset, &data::DatasetConfig::kind,
                          "which synthetic denoising task (docs/experiment.md §1)")
           .rule("one of " + data::dataset_kind_names(),

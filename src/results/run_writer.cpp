@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -42,17 +43,26 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
 }
 
 void write_loss_curve(const std::filesystem::path& folder,
-                      const std::vector<train::LossPoint>& curve) {
+                      const std::vector<train::LossPoint>& curve, const task::TaskRecord& task) {
   std::ostringstream csv;
-  csv << "step,lr,loss,mse,orthogonality,test_mse\n";
+  csv << "step,lr,loss," << task.loss_column << ",orthogonality," << task.metric_column;
+  if (task.bits) csv << ",train_bits,val_bits";
+  csv << '\n';
   char line[256];
+  auto held_out = [&](double value, double factor) {
+    if (std::isnan(value)) return;  // empty between evaluations
+    std::snprintf(line, sizeof line, "%.9g", value * factor);
+    csv << line;
+  };
   for (const train::LossPoint& point : curve) {
     std::snprintf(line, sizeof line, "%d,%.9g,%.9g,%.9g,%.9g,", point.step, point.learning_rate,
-                  point.loss, point.mse, point.orthogonality);
+                  point.loss, point.task_loss, point.orthogonality);
     csv << line;
-    if (!std::isnan(point.test_mse)) {
-      std::snprintf(line, sizeof line, "%.9g", point.test_mse);
+    held_out(point.test_metric, 1.0);
+    if (task.bits) {
+      std::snprintf(line, sizeof line, ",%.9g,", point.task_loss / std::numbers::ln2);
       csv << line;
+      held_out(point.test_metric, 1.0 / std::numbers::ln2);
     }
     csv << '\n';
   }

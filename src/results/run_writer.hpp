@@ -6,6 +6,7 @@
 
 #include "analysis/measure.hpp"
 #include "model/model.hpp"
+#include "task/registry.hpp"
 #include "train/trainer.hpp"
 
 namespace ufl::results {
@@ -17,9 +18,10 @@ void write_parameters(const std::filesystem::path& folder, const model::Model<fl
 // Reads params/*.npy back; throws io::IoError if a file is missing, corrupt or the wrong shape.
 void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params);
 
-// loss.csv: step,lr,loss,mse,orthogonality,test_mse (test_mse empty between evaluations).
+// loss.csv: step,lr,loss,<task loss>,orthogonality,<held-out metric> (denoise: mse and test_mse;
+// the metric empty between evaluations), and for tasks in nats the two losses in bits.
 void write_loss_curve(const std::filesystem::path& folder,
-                      const std::vector<train::LossPoint>& curve);
+                      const std::vector<train::LossPoint>& curve, const task::TaskRecord& task);
 
 // trajectory.csv: step and the probe's columns (train/evaluation_probe.hpp), one row per
 // evaluation; NaN values are written empty.

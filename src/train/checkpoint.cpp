@@ -89,7 +89,7 @@ std::string encode_checkpoint(const TrainingState& state) {
   for (const LossPoint& point : state.curve) {
     payload.value<std::int32_t>(point.step);
     for (double x :
-         {point.learning_rate, point.loss, point.mse, point.orthogonality, point.test_mse})
+         {point.learning_rate, point.loss, point.task_loss, point.orthogonality, point.test_metric})
       payload.value(x);
   }
   payload.value(state.train_seconds);
@@ -147,9 +147,9 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
     point.step = reader.value<std::int32_t>();
     point.learning_rate = reader.value<double>();
     point.loss = reader.value<double>();
-    point.mse = reader.value<double>();
+    point.task_loss = reader.value<double>();
     point.orthogonality = reader.value<double>();
-    point.test_mse = reader.value<double>();
+    point.test_metric = reader.value<double>();
     state.curve.push_back(point);
   }
   state.train_seconds = reader.value<double>();

@@ -6,8 +6,10 @@ namespace ufl::train {
 // One row of loss.csv.
 struct LossPoint {
   int step;  // 1-based: the loss of the step's minibatch before its update
-  double learning_rate, loss, mse, orthogonality;
-  double test_mse = std::numeric_limits<double>::quiet_NaN();  // only at evaluation steps
+  // loss = task_loss + λ_orth·orthogonality; task_loss is the task's own (denoise: the MSE,
+  // next_token: the cross-entropy in nats), test_metric its held-out value (task/registry.hpp).
+  double learning_rate, loss, task_loss, orthogonality;
+  double test_metric = std::numeric_limits<double>::quiet_NaN();  // only at evaluation steps
 };
 
 }  // namespace ufl::train

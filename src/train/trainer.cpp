@@ -8,7 +8,7 @@
 
 #include "interrupt/stop_request.hpp"
 #include "model/evaluate.hpp"
-#include "model/loss.hpp"
+#include "task/denoise_session.hpp"
 #include "train/adam.hpp"
 #include "train/minibatch_sampler.hpp"
 #include "train/resource_estimate.hpp"
@@ -27,9 +27,9 @@ std::string non_finite_parameter(const model::Parameters<float>& params) {
   return "";
 }
 
-double latest_test_mse(const std::vector<LossPoint>& curve) {
+double latest_test_metric(const std::vector<LossPoint>& curve) {
   for (auto it = curve.rbegin(); it != curve.rend(); ++it)
-    if (!std::isnan(it->test_mse)) return it->test_mse;
+    if (!std::isnan(it->test_metric)) return it->test_metric;
   return std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -50,17 +50,19 @@ const char* status_name(TrainStatus status) {
 TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
                         const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options) {
+  task::DenoiseSession session(dataset, model, settings.batch_size, settings.ortho_weight);
+  return train_session(settings, seed, session, model, options);
+}
+
+TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,
+                          model::Model<float>& model, const TrainOptions& options) {
   const int batch = settings.batch_size;
   model::Parameters<float>& params = model.params;
-  Tape<float> tape;
-  const auto graph = model::record_model(tape, model, batch, true);
-  const auto loss = model::record_loss(tape, graph, settings.ortho_weight);
-  tape.plan();
-  model::Evaluator evaluator(model, dataset.test.count);
+  Tape<float>& tape = session.tape();
   TrainResult result;
-  for (const auto& layer : graph.layers) result.kernels.push_back(layer.branch.kernel);
+  result.kernels = session.kernels();
   Adam adam(params.values.size());
-  MinibatchSampler sampler(dataset.train.count, seed);
+  MinibatchSampler sampler(session.train_count(), seed);
   auto stopping = [&options] {
     return options.stop_requested != nullptr && options.stop_requested->load();
   };
@@ -68,7 +70,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
   double seconds_before = 0, probe_seconds_before = 0;
   if (const TrainingState* resume = options.resume_from) {
     if (resume->params.size() != params.values.size() ||
-        resume->sampler_order.size() != std::size_t(dataset.train.count))
+        resume->sampler_order.size() != std::size_t(session.train_count()))
       throw std::invalid_argument(
           "the checkpoint does not match this config (parameter or dataset sizes differ)");
     params.values = resume->params;
@@ -119,8 +121,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
         observe_seconds += std::chrono::duration<double>(Clock::now() - before).count();
       };
     }
-    const double mse =
-        evaluator.mse(dataset.test, probe != nullptr ? probe->sample_count() : 0, observe);
+    const double metric = session.evaluate(probe != nullptr ? probe->sample_count() : 0, observe);
     if (stopping() || interrupt::stop_requested()) return false;
     if (probe != nullptr) {
       const auto before = Clock::now();
@@ -130,7 +131,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       if (stopping() || interrupt::stop_requested()) return false;
       result.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
     }
-    point.test_mse = mse;
+    point.test_metric = metric;
     return true;
   };
   auto due_for_evaluation = [&](int step) {
@@ -139,14 +140,8 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
 
   // A checkpoint taken while an evaluation was under way: evaluate that step first.
   if (!result.curve.empty() && due_for_evaluation(result.curve.back().step) &&
-      std::isnan(result.curve.back().test_mse) && !evaluate(result.curve.back()))
+      std::isnan(result.curve.back().test_metric) && !evaluate(result.curve.back()))
     result.status = TrainStatus::kInterrupted;
-
-  const data::SampleSet& train_set = dataset.train;
-  const std::size_t sample_bytes =
-      static_cast<std::size_t>(train_set.n) * train_set.d * sizeof(float);
-  char* inputs = reinterpret_cast<char*>(tape.value(graph.x).data);
-  char* targets = reinterpret_cast<char*>(tape.value(loss.target).data);
 
   auto last_report = start, last_checkpoint = start;
   bool measured_reported = false;
@@ -158,11 +153,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       break;
     }
     MinibatchSampler::Bookmark before_batch = sampler.bookmark(batch);
-    for (int s = 0; s < batch; ++s) {
-      const int index = sampler.next();
-      std::memcpy(inputs + s * sample_bytes, train_set.input(index), sample_bytes);
-      std::memcpy(targets + s * sample_bytes, train_set.target(index), sample_bytes);
-    }
+    for (int s = 0; s < batch; ++s) session.load_sample(s, sampler.next());
     // A stop request abandons the step: its forward or backward pass is incomplete, and the
     // parameters, Adam and the sampler go back to the last step boundary.
     auto abandon_step = [&] {
@@ -176,8 +167,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
     }
     LossPoint point{step,
                     cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
-                    tape.value(loss.loss).data[0], tape.value(loss.mse).data[0],
-                    tape.value(loss.orthogonality).data[0]};
+                    tape.value(session.loss()).data[0], session.task_loss(), session.penalty()};
     if (!std::isfinite(point.loss)) {
       result.status = TrainStatus::kDiverged;
       result.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
@@ -185,7 +175,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       result.curve.push_back(point);
       break;
     }
-    tape.backward(loss.loss);
+    tape.backward(session.loss());
     if (stopping() || interrupt::stop_requested()) {
       abandon_step();
       break;
@@ -221,10 +211,11 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
     if (!options.quiet &&
         (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
       last_report = now;
-      const double test_mse = latest_test_mse(result.curve);
-      // No test MSE before the first evaluation.
+      const double test_metric = latest_test_metric(result.curve);
+      // No held-out value before the first evaluation.
       const std::string test_text =
-          std::isnan(test_mse) ? std::string() : fmt::format("  test_mse {:.5f}", test_mse);
+          std::isnan(test_metric) ? std::string()
+                                  : fmt::format("  {} {:.5f}", options.metric_name, test_metric);
       spdlog::info("step {:>6}/{}  loss {:.5f}{}  lr {:.2e}  {:.0f} steps/s  left {}", step,
                    settings.steps, point.loss, test_text, point.learning_rate, rate,
                    format_seconds((settings.steps - step) / rate));
@@ -245,7 +236,7 @@ TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
       std::max(result.steps_done - first_step + 1, 0) / std::max(seconds_now, 1e-9);
   if (result.status == TrainStatus::kComplete) {
     // The last step evaluated the test set (or the resume's pending evaluation did).
-    result.final_test_mse = latest_test_mse(result.curve);
+    result.final_test_metric = latest_test_metric(result.curve);
   }
   if (result.status != TrainStatus::kDiverged) result.state = capture_state();
   return result;

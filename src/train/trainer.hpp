@@ -16,6 +16,7 @@
 #include "train/checkpoint.hpp"
 #include "train/evaluation_probe.hpp"
 #include "train/loss_point.hpp"
+#include "train/session.hpp"
 #include "train/train_config.hpp"
 
 namespace ufl::train {
@@ -37,6 +38,8 @@ struct TrainOptions {
   double checkpoint_seconds = 60;
   // More measurements at every evaluation (analysis/trajectory.hpp); may be null.
   EvaluationProbe* probe = nullptr;
+  // The held-out metric's name in the progress line (task/registry.hpp).
+  std::string metric_name = "test_mse";
 };
 
 enum class TrainStatus { kComplete, kInterrupted, kDiverged };
@@ -47,7 +50,7 @@ struct TrainResult {
   std::vector<LossPoint> curve;
   int steps_done = 0;
   double seconds = 0, steps_per_second = 0;  // seconds include those before a resume
-  double final_test_mse = 0;                 // complete runs
+  double final_test_metric = 0;              // complete runs
   std::vector<std::string> kernels;  // the kernel each layer trained with ("dense", "structured")
   std::vector<ProbeRow> probe_rows;
   double probe_seconds = 0;  // of `seconds`, the probe's share
@@ -56,8 +59,13 @@ struct TrainResult {
   TrainingState state;
 };
 
-// Trains `model` (already initialised, or restored from options.resume_from) on dataset.train;
-// evaluates on dataset.test. `seed` draws the minibatches.
+// Trains `model` (already initialised, or restored from options.resume_from) on the task's
+// training set through `session`, which holds the loss and the held-out metric. `seed` draws
+// the minibatches.
+TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,
+                          model::Model<float>& model, const TrainOptions& options);
+
+// The denoise task on `dataset` (train on dataset.train, evaluate on dataset.test).
 TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
                         const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options);

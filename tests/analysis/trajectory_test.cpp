@@ -82,7 +82,7 @@ TEST_CASE("as a trainer probe: one row per evaluation, and training unchanged to
   REQUIRE(probed.status == train::TrainStatus::kComplete);
   CHECK(std::memcmp(probed_params.data(), plain_params.data(),
                     plain_params.size() * sizeof(float)) == 0);
-  CHECK(probed.final_test_mse == plain.final_test_mse);
+  CHECK(probed.final_test_metric == plain.final_test_metric);
   CHECK(plain.probe_rows.empty());
   REQUIRE(probed.probe_rows.size() == 3);  // steps 25, 50 and the last, 60
   CHECK(probed.probe_rows[0].step == 25);

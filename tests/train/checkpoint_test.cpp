@@ -69,11 +69,11 @@ TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an un
       REQUIRE(second.status == train::TrainStatus::kComplete);
       CHECK(std::memcmp(resumed.params.values.data(), straight.params.values.data(),
                         straight.params.values.size() * sizeof(float)) == 0);
-      CHECK(second.final_test_mse == reference.final_test_mse);
+      CHECK(second.final_test_metric == reference.final_test_metric);
       REQUIRE(second.curve.size() == reference.curve.size());
       for (std::size_t k = 0; k < reference.curve.size(); ++k) {
         CHECK(second.curve[k].loss == reference.curve[k].loss);
-        CHECK(std::isnan(second.curve[k].test_mse) == std::isnan(reference.curve[k].test_mse));
+        CHECK(std::isnan(second.curve[k].test_metric) == std::isnan(reference.curve[k].test_metric));
       }
     }
   }
@@ -148,7 +148,7 @@ TEST_CASE("train.checkpoint_every hands out the state every k steps, never after
   resume.resume_from = &decoded;
   const train::TrainResult finished =
       train::train_model(settings, config.seed, dataset, resumed, resume);
-  CHECK(finished.final_test_mse == result.final_test_mse);
+  CHECK(finished.final_test_metric == result.final_test_metric);
   CHECK(std::memcmp(resumed.params.values.data(), model.params.values.data(),
                     model.params.values.size() * sizeof(float)) == 0);
 }

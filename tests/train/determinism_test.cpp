@@ -41,7 +41,7 @@ Outcome train_with_threads(const std::string& kind, int threads, int n = 16,
   const train::TrainResult result =
       train::train_model(config.train, config.seed, dataset, model, options);
   omp_set_num_threads(previous);
-  Outcome outcome{initial, model.params.values, result.final_test_mse, {}, result.kernels};
+  Outcome outcome{initial, model.params.values, result.final_test_metric, {}, result.kernels};
   for (const auto& point : result.curve) outcome.losses.push_back(point.loss);
   return outcome;
 }
