@@ -1,11 +1,17 @@
 #pragma once
 // Every op of the tape, one header per family (forward and backward kernels side by side).
 #include "tape/ops/activation.hpp"
+#include "tape/ops/causal.hpp"
 #include "tape/ops/columns.hpp"
+#include "tape/ops/cross_entropy.hpp"
 #include "tape/ops/diag_scale.hpp"
 #include "tape/ops/elementwise.hpp"
+#include "tape/ops/embedding.hpp"
+#include "tape/ops/gelu.hpp"
 #include "tape/ops/homogeneous_project.hpp"
 #include "tape/ops/matmul.hpp"
+#include "tape/ops/norm.hpp"
 #include "tape/ops/reduce.hpp"
+#include "tape/ops/rows.hpp"
 #include "tape/ops/softmax.hpp"
 #include "tape/ops/transpose.hpp"

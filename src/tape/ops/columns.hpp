@@ -83,4 +83,47 @@ Var leading_columns(Tape<T>& tape, Var a, int cols, std::string name = "leading_
   return tape.record(std::move(op), Shape{s.batch, s.rows, cols}, std::move(name));
 }
 
+// out = [a_1, a_2, …]: the heads' outputs side by side (docs/transformer.md §2); each part's
+// gradient is its block of columns of dOut.
+template <class T>
+struct ConcatColumnsOp : Op<T> {
+  void forward_sample(Tape<T>& tape, int b) override {
+    MatrixMap<T> out = tape.value(this->output).matrix(b);
+    Eigen::Index first = 0;
+    for (Var part : this->inputs) {
+      const ConstMatrixMap<T> block = tape.value(part).view(b);
+      out.middleCols(first, block.cols()) = block;
+      first += block.cols();
+    }
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    const ConstMatrixMap<T> dout = tape.grad(this->output).view(b);
+    Eigen::Index first = 0;
+    for (std::size_t k = 0; k < this->inputs.size(); ++k) {
+      const Shape& shape = tape.shape(this->inputs[k]);
+      if (T* d = this->sinks[k].begin_sample(b))
+        MatrixMap<T>(d, shape.rows, shape.cols) += dout.middleCols(first, shape.cols);
+      first += shape.cols;
+    }
+  }
+};
+
+template <class T>
+Var concat_columns(Tape<T>& tape, const std::vector<Var>& parts,
+                   std::string name = "concat_columns") {
+  if (parts.empty()) throw std::logic_error(name + ": nothing to concatenate");
+  int batch = 1, cols = 0;
+  const int rows = tape.shape(parts.front()).rows;
+  for (Var part : parts) {
+    const Shape& shape = tape.shape(part);
+    if (shape.rows != rows || (shape.batch != 1 && batch != 1 && shape.batch != batch))
+      throw std::logic_error(name + ": parts of different rows or batches");
+    batch = std::max(batch, shape.batch);
+    cols += shape.cols;
+  }
+  auto op = std::make_unique<ConcatColumnsOp<T>>();
+  op->inputs = parts;
+  return tape.record(std::move(op), Shape{batch, rows, cols}, std::move(name));
+}
+
 }  // namespace ufl

@@ -1,0 +1,90 @@
+#pragma once
+// Causal masks (docs/transformer.md §2): under next_token, position i reads positions j ≤ i only.
+//   causal_softmax_rows: softmax of row i over j ≤ i, exactly 0 for j > i (masked before
+//                        normalising); entries above the diagonal get no gradient.
+//   lower_triangular:    S with the entries above the diagonal set to 0 (the linear branches).
+#include <algorithm>
+#include <cmath>
+
+#include "tape/ops/broadcast.hpp"
+
+namespace ufl {
+
+template <class T>
+void causal_softmax_forward(const T* s, T* p, int n) {
+  for (int i = 0; i < n; ++i) {
+    const T* in = s + std::size_t(i) * n;
+    T* out = p + std::size_t(i) * n;
+    const T row_max = *std::max_element(in, in + i + 1);
+    T total = 0;
+    for (int j = 0; j <= i; ++j) total += (out[j] = std::exp(in[j] - row_max));
+    const T inverse = T(1) / total;
+    for (int j = 0; j <= i; ++j) out[j] *= inverse;
+    for (int j = i + 1; j < n; ++j) out[j] = T(0);
+  }
+}
+
+// dS_ij += P_ij (dP_ij − Σ_{k≤i} dP_ik P_ik) for j ≤ i.
+template <class T>
+void causal_softmax_backward(const T* p, const T* dp, T* ds, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::size_t row = std::size_t(i) * n;
+    T inner = 0;
+    for (int j = 0; j <= i; ++j) inner += dp[row + j] * p[row + j];
+    for (int j = 0; j <= i; ++j) ds[row + j] += p[row + j] * (dp[row + j] - inner);
+  }
+}
+
+template <class T>
+struct CausalSoftmaxOp : Op<T> {
+  void forward_sample(Tape<T>& tape, int b) override {
+    const auto p = tape.value(this->output);
+    causal_softmax_forward(tape.value(this->inputs[0]).sample(b), p.sample(b), p.shape.rows);
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    T* ds = this->sinks[0].begin_sample(b);
+    if (ds == nullptr) return;
+    const auto p = tape.value(this->output);
+    causal_softmax_backward(p.sample(b), tape.grad(this->output).sample(b), ds, p.shape.rows);
+  }
+};
+
+template <class T>
+struct LowerTriangularOp : Op<T> {
+  void forward_sample(Tape<T>& tape, int b) override {
+    const int n = tape.shape(this->output).rows;
+    const T* s = tape.value(this->inputs[0]).sample(b);
+    T* out = tape.value(this->output).sample(b);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        out[std::size_t(i) * n + j] = j <= i ? s[std::size_t(i) * n + j] : T(0);
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    T* ds = this->sinks[0].begin_sample(b);
+    if (ds == nullptr) return;
+    const int n = tape.shape(this->output).rows;
+    const T* dout = tape.grad(this->output).sample(b);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) ds[std::size_t(i) * n + j] += dout[std::size_t(i) * n + j];
+  }
+};
+
+template <class T>
+Var record_square(Tape<T>& tape, std::unique_ptr<Op<T>> op, Var s, std::string name) {
+  const Shape& shape = tape.shape(s);
+  if (shape.rows != shape.cols)
+    throw std::logic_error(name + ": a causal mask needs a square matrix, got " + shape.str());
+  op->inputs = {s};
+  return tape.record(std::move(op), shape, std::move(name));
+}
+
+template <class T>
+Var causal_softmax_rows(Tape<T>& tape, Var s, std::string name = "causal_softmax") {
+  return record_square<T>(tape, std::make_unique<CausalSoftmaxOp<T>>(), s, std::move(name));
+}
+template <class T>
+Var lower_triangular(Tape<T>& tape, Var s, std::string name = "lower_triangular") {
+  return record_square<T>(tape, std::make_unique<LowerTriangularOp<T>>(), s, std::move(name));
+}
+
+}  // namespace ufl

@@ -1,0 +1,116 @@
+#pragma once
+// The norms of a transformer block (docs/transformer.md §1), over the D channels of each row, as
+// llm.c's layernorm_forward/layernorm_backward:
+//   layernorm: x̂ = (x − μ)/√(σ² + ε), y = x̂ ⊙ gain + bias      (σ² the biased variance)
+//   rmsnorm:   x̂ = x/√(mean(x²) + ε),  y = x̂ ⊙ gain
+// with ε = 1e-5 (torch.nn.LayerNorm's). Each row's μ and 1/√(·) are kept for backward.
+#include <cmath>
+
+#include "tape/ops/broadcast.hpp"
+
+namespace ufl {
+
+inline constexpr double kNormEpsilon = 1e-5;
+
+// One sample: rows × cols, `bias` nullptr for rmsnorm; stats[2i] = μ_i (0 for rmsnorm),
+// stats[2i+1] = 1/√(σ_i² + ε).
+template <class T>
+void norm_forward(const T* x, const T* gain, const T* bias, T* y, T* stats, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    const T* row = x + std::size_t(i) * cols;
+    T* out = y + std::size_t(i) * cols;
+    T mean = 0;
+    if (bias != nullptr) {
+      for (int c = 0; c < cols; ++c) mean += row[c];
+      mean /= T(cols);
+    }
+    T variance = 0;
+    for (int c = 0; c < cols; ++c) variance += (row[c] - mean) * (row[c] - mean);
+    variance /= T(cols);
+    const T inverse = T(1) / std::sqrt(variance + T(kNormEpsilon));
+    for (int c = 0; c < cols; ++c)
+      out[c] = (row[c] - mean) * inverse * gain[c] + (bias != nullptr ? bias[c] : T(0));
+    stats[2 * i] = mean;
+    stats[2 * i + 1] = inverse;
+  }
+}
+
+// dx += r·(dx̂ − mean(dx̂) − x̂·mean(dx̂ ⊙ x̂)) with dx̂ = dy ⊙ gain (rmsnorm: no mean(dx̂) term, as
+// μ is not subtracted); dgain += dy ⊙ x̂; dbias += dy. Pointers may be nullptr.
+template <class T>
+void norm_backward(const T* x, const T* gain, bool has_bias, const T* stats, const T* dy, T* dx,
+                   T* dgain, T* dbias, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    const T* row = x + std::size_t(i) * cols;
+    const T* d_out = dy + std::size_t(i) * cols;
+    const T mean = stats[2 * i], inverse = stats[2 * i + 1];
+    T mean_dnorm = 0, mean_dnorm_norm = 0;
+    for (int c = 0; c < cols; ++c) {
+      const T normed = (row[c] - mean) * inverse;
+      const T d_norm = d_out[c] * gain[c];
+      mean_dnorm += d_norm;
+      mean_dnorm_norm += d_norm * normed;
+      if (dgain != nullptr) dgain[c] += d_out[c] * normed;
+      if (dbias != nullptr) dbias[c] += d_out[c];
+    }
+    mean_dnorm = has_bias ? mean_dnorm / T(cols) : T(0);
+    mean_dnorm_norm /= T(cols);
+    if (dx == nullptr) continue;
+    T* d_in = dx + std::size_t(i) * cols;
+    for (int c = 0; c < cols; ++c) {
+      const T normed = (row[c] - mean) * inverse;
+      d_in[c] += inverse * (d_out[c] * gain[c] - mean_dnorm - normed * mean_dnorm_norm);
+    }
+  }
+}
+
+// inputs: x [B, n, D], gain [1, 1, D] and, for layernorm, bias [1, 1, D].
+template <class T>
+struct NormOp : Op<T> {
+  bool has_bias() const { return this->inputs.size() == 3; }
+  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
+    const Shape& shape = tape.shape(this->inputs[0]);
+    return std::size_t(shape.batch) * shape.rows * 2;
+  }
+  T* stats(const Tape<T>& tape, int b) const {
+    return this->scratch + std::size_t(b) * tape.shape(this->inputs[0]).rows * 2;
+  }
+  void forward_sample(Tape<T>& tape, int b) override {
+    const Shape& shape = tape.shape(this->inputs[0]);
+    norm_forward<T>(tape.value(this->inputs[0]).sample(b), tape.value(this->inputs[1]).data,
+                    has_bias() ? tape.value(this->inputs[2]).data : nullptr,
+                    tape.value(this->output).sample(b), stats(tape, b), shape.rows, shape.cols);
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    const Shape& shape = tape.shape(this->inputs[0]);
+    T* dx = this->sinks[0].begin_sample(b);
+    T* dgain = this->sinks[1].begin_sample(b);
+    T* dbias = has_bias() ? this->sinks[2].begin_sample(b) : nullptr;
+    norm_backward<T>(tape.value(this->inputs[0]).sample(b), tape.value(this->inputs[1]).data,
+                     has_bias(), stats(tape, b), tape.grad(this->output).sample(b), dx, dgain,
+                     dbias, shape.rows, shape.cols);
+  }
+};
+
+template <class T>
+Var record_norm(Tape<T>& tape, std::vector<Var> inputs, const std::string& name) {
+  const Shape& sx = tape.shape(inputs[0]);
+  for (std::size_t k = 1; k < inputs.size(); ++k)
+    if (tape.shape(inputs[k]) != Shape{1, 1, sx.cols})
+      throw std::logic_error(name + ": gain and bias must be [1, 1, " + std::to_string(sx.cols) +
+                             "], got " + tape.shape(inputs[k]).str());
+  auto op = std::make_unique<NormOp<T>>();
+  op->inputs = std::move(inputs);
+  return tape.record(std::move(op), sx, name);
+}
+
+template <class T>
+Var layer_norm(Tape<T>& tape, Var x, Var gain, Var bias, std::string name = "layer_norm") {
+  return record_norm(tape, {x, gain, bias}, name);
+}
+template <class T>
+Var rms_norm(Tape<T>& tape, Var x, Var gain, std::string name = "rms_norm") {
+  return record_norm(tape, {x, gain}, name);
+}
+
+}  // namespace ufl

@@ -1,0 +1,45 @@
+#pragma once
+// x + 1·bᵀ: a bias row [1, 1, D] added to every row of x [B, n, D] (the MLP's b₁, b₂). A shared
+// [1, n, D] tensor (the position embedding) is added with `add` (elementwise.hpp).
+#include "tape/ops/broadcast.hpp"
+
+namespace ufl {
+
+template <class T>
+struct AddRowsOp : Op<T> {
+  void forward_sample(Tape<T>& tape, int b) override {
+    const Shape& shape = tape.shape(this->inputs[0]);
+    const T* x = tape.value(this->inputs[0]).sample(b);
+    const T* bias = tape.value(this->inputs[1]).data;
+    T* y = tape.value(this->output).sample(b);
+    for (int i = 0; i < shape.rows; ++i)
+      for (int c = 0; c < shape.cols; ++c)
+        y[std::size_t(i) * shape.cols + c] = x[std::size_t(i) * shape.cols + c] + bias[c];
+  }
+  // dx += dy; dbias += the column sums of dy.
+  void backward_sample(Tape<T>& tape, int b) override {
+    const Shape& shape = tape.shape(this->inputs[0]);
+    const T* dy = tape.grad(this->output).sample(b);
+    T* dx = this->sinks[0].begin_sample(b);
+    T* dbias = this->sinks[1].begin_sample(b);
+    for (int i = 0; i < shape.rows; ++i)
+      for (int c = 0; c < shape.cols; ++c) {
+        const T g = dy[std::size_t(i) * shape.cols + c];
+        if (dx != nullptr) dx[std::size_t(i) * shape.cols + c] += g;
+        if (dbias != nullptr) dbias[c] += g;
+      }
+  }
+};
+
+template <class T>
+Var add_rows(Tape<T>& tape, Var x, Var bias, std::string name = "add_rows") {
+  const Shape& sx = tape.shape(x);
+  if (tape.shape(bias) != Shape{1, 1, sx.cols})
+    throw std::logic_error(name + ": the bias must be [1, 1, " + std::to_string(sx.cols) +
+                           "], got " + tape.shape(bias).str());
+  auto op = std::make_unique<AddRowsOp<T>>();
+  op->inputs = {x, bias};
+  return tape.record(std::move(op), sx, std::move(name));
+}
+
+}  // namespace ufl
