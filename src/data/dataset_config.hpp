@@ -21,6 +21,15 @@ struct DatasetConfig {
   // lowrank only
   int rank = 4;
   double singular_value_decay = 0.7;
+  // text only (docs/transformer.md §2): a UTF-8 file or a folder of them; the last val_fraction
+  // of the characters validate, on val_windows windows drawn once from the data seed.
+  std::string path = "/usr/share/games/fortunes";
+  double val_fraction = 0.1;
+  int val_windows = 200;
+  // mqar only: the vocabulary (keys from its first half, values from its second) and the
+  // key–value pairs per sequence.
+  int vocab = 256;
+  int pairs = 8;
 };
 
 }  // namespace ufl::data

@@ -52,6 +52,10 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   dataset.spec = spec;
   dataset.seed = seed;
   const DatasetKind& kind = dataset_kind(spec.kind);
+  if (kind.tokens)
+    throw std::invalid_argument("dataset.kind \"" + spec.kind +
+                                "\" is token data, read or drawn when a next_token run starts; "
+                                "there are no float samples to generate");
   dataset.kind = &kind;
   if (kind.draw_structure) {
     Rng structure_rng(seed, Stream::kDatasetStructure);

@@ -6,8 +6,9 @@
 namespace ufl::data {
 
 const std::vector<DatasetKind>& dataset_kinds() {
-  static const std::vector<DatasetKind> kinds = {local_kind(), global_kind(), periodic_kind(),
-                                                 lowrank_kind(), induction_kind()};
+  static const std::vector<DatasetKind> kinds = {local_kind(),   global_kind(),    periodic_kind(),
+                                                 lowrank_kind(), induction_kind(), text_kind(),
+                                                 mqar_kind()};
   return kinds;
 }
 
@@ -27,6 +28,15 @@ const DatasetKind& dataset_kind(const std::string& name) {
   if (const DatasetKind* kind = find_dataset_kind(name)) return *kind;
   throw std::invalid_argument("dataset.kind: unknown kind \"" + name + "\" (expected one of " +
                               dataset_kind_names() + ")");
+}
+
+TokenDataset generate_tokens(const DatasetConfig& spec, std::uint64_t seed) {
+  const DatasetKind& kind = dataset_kind(spec.kind);
+  if (!kind.tokens)
+    throw std::logic_error("dataset.kind \"" + spec.kind + "\" holds float samples, not tokens");
+  if (const BrokenRule broken = kind.check(spec))
+    throw std::invalid_argument(broken.key + ": must be " + broken.rule);
+  return kind.tokens(spec, seed);
 }
 
 }  // namespace ufl::data

@@ -10,6 +10,7 @@
 
 #include "data/dataset.hpp"
 #include "data/rng.hpp"
+#include "data/tokens.hpp"
 
 namespace ufl::data {
 
@@ -64,6 +65,15 @@ struct DatasetKind {
   std::function<Eigen::MatrixXd(const Dataset&, const Eigen::MatrixXd& noisy,
                                 const std::int32_t* partners)>
       partner_estimate;
+
+  // Token kinds (text, mqar; task next_token): reads or draws the token data. Float kinds leave
+  // it empty and fill the members above.
+  std::function<TokenDataset(const DatasetConfig&, std::uint64_t seed)> tokens;
+  // Token kinds: the largest vocabulary and the number of tokens the data will hold, for the
+  // memory estimate before anything is read (train/resource_estimate.hpp).
+  std::function<double(const DatasetConfig&)> vocabulary_bound, token_count;
+  // Token kinds: the held-out windows every evaluation scores.
+  std::function<int(const DatasetConfig&)> held_out_windows;
 };
 
 // Every registered kind, in the order --describe and the docs list them.
@@ -85,5 +95,7 @@ DatasetKind global_kind();
 DatasetKind periodic_kind();
 DatasetKind lowrank_kind();
 DatasetKind induction_kind();
+DatasetKind text_kind();
+DatasetKind mqar_kind();
 
 }  // namespace ufl::data

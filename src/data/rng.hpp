@@ -24,6 +24,7 @@ enum class Stream : std::uint64_t {
   kLayerInit = 4,
   kMinibatches = 5,
   kMonteCarlo = 6,
+  kSampling = 7,  // ufl sample: the tokens drawn from the model's distribution
 };
 
 // Everything a stream needs to continue where it stopped (checkpoints).

@@ -14,8 +14,14 @@ TEST_CASE("every kind is a complete record with a unique name") {
     CHECK(names.insert(kind.name).second);
     CHECK_FALSE(kind.summary.empty());
     CHECK(static_cast<bool>(kind.check));
-    CHECK(static_cast<bool>(kind.covariance));
-    CHECK(static_cast<bool>(kind.signal_drawer));
+    // A kind is either float samples (its covariance and drawer) or tokens (its reader), with
+    // what the memory estimate needs before reading.
+    const bool tokens = static_cast<bool>(kind.tokens);
+    CHECK(static_cast<bool>(kind.covariance) != tokens);
+    CHECK(static_cast<bool>(kind.signal_drawer) != tokens);
+    CHECK(static_cast<bool>(kind.token_count) == tokens);
+    CHECK(static_cast<bool>(kind.vocabulary_bound) == tokens);
+    CHECK(static_cast<bool>(kind.held_out_windows) == tokens);
     // kinds with partners say how the per-sample optimum uses them
     CHECK(static_cast<bool>(kind.partner_optimum) == kind.has_partners);
     CHECK(static_cast<bool>(kind.partner_estimate) == kind.has_partners);
@@ -23,7 +29,7 @@ TEST_CASE("every kind is a complete record with a unique name") {
     CHECK((kind.routing_checks.empty() || kind.has_partners));
     CHECK(find_dataset_kind(kind.name) == &kind);
   }
-  CHECK(dataset_kind_names() == "local, global, periodic, lowrank, induction");
+  CHECK(dataset_kind_names() == "local, global, periodic, lowrank, induction, text, mqar");
 }
 
 TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
@@ -35,7 +41,7 @@ TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
   CHECK(find_dataset_kind("image") == nullptr);
   CHECK_THROWS_WITH_AS(dataset_kind("image"),
                        "dataset.kind: unknown kind \"image\" (expected one of local, global, "
-                       "periodic, lowrank, induction)",
+                       "periodic, lowrank, induction, text, mqar)",
                        std::invalid_argument);
 }
 

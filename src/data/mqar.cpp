@@ -1,0 +1,108 @@
+// The `mqar` kind, multi-query associative recall (Arora et al. 2023, "Zoology"; docs/
+// transformer.md §2). A sequence of n + 1 tokens: first the dataset.pairs key–value pairs
+// k₁ v₁ k₂ v₂ … (keys distinct, from the vocabulary's first half; values distinct, from its second
+// half), then the rest of the sequence, cut into slots of two positions: dataset.pairs slots,
+// chosen at random, hold a query (a key of the pairs, each once, in random order) followed by its
+// value; the other positions hold filler tokens drawn from the whole vocabulary, as Zoology's
+// random non-queries. Only the positions of queries are scored: there the next token, the
+// model's target, is the query's value. Slots are drawn uniformly (Zoology draws them with a
+// power law that favours early ones).
+#include <algorithm>
+#include <numeric>
+
+#include "data/kinds.hpp"
+
+namespace ufl::data {
+namespace {
+
+// Query slots of two positions after the pairs in a sequence of n + 1 tokens.
+int query_slots(int n, int pairs) { return (n + 1 - 2 * pairs) / 2; }
+
+// The most pairs whose queries fit in a sequence of n + 1 tokens.
+int most_pairs(int n) {
+  int pairs = 0;
+  while (query_slots(n, pairs + 1) >= pairs + 1) ++pairs;
+  return pairs;
+}
+
+BrokenRule check_mqar(const DatasetConfig& spec) {
+  if (spec.vocab < 4 || spec.vocab % 2 != 0) return {"dataset.vocab", "an even integer ≥ 4"};
+  if (spec.pairs < 1) return {"dataset.pairs", "an integer ≥ 1"};
+  if (spec.pairs > spec.vocab / 2)
+    return {"dataset.pairs", "at most dataset.vocab / 2 = " + std::to_string(spec.vocab / 2) +
+                                 " (distinct keys from the vocabulary's first half)"};
+  if (query_slots(spec.n, spec.pairs) < spec.pairs)
+    return {"dataset.pairs", "at most " + std::to_string(most_pairs(spec.n)) +
+                                 " for dataset.n = " + std::to_string(spec.n) +
+                                 " (the pairs and one query slot of two positions per pair must "
+                                 "fit in n + 1 tokens); raise dataset.n or lower dataset.pairs"};
+  return {};
+}
+
+// Appends one sequence of n + 1 tokens to `split` with its weights.
+void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
+  const int n = spec.n, pairs = spec.pairs, half = spec.vocab / 2;
+  std::vector<int> keys(half), values(half);
+  std::iota(keys.begin(), keys.end(), 0);
+  std::iota(values.begin(), values.end(), half);
+  // Distinct keys and values: the first `pairs` of a partial Fisher–Yates shuffle.
+  for (std::vector<int>* pool : {&keys, &values})
+    for (int k = 0; k < pairs; ++k)
+      std::swap((*pool)[k], (*pool)[k + int(rng.below(std::uint64_t(half - k)))]);
+  const std::int64_t start = std::int64_t(split.stream.size());
+  split.starts.push_back(start);
+  std::vector<std::int32_t> sequence(n + 1);
+  std::vector<float> weights(n, 0.0f);
+  for (int k = 0; k < pairs; ++k) {
+    sequence[2 * k] = keys[k];
+    sequence[2 * k + 1] = values[k];
+  }
+  for (int i = 2 * pairs; i <= n; ++i) sequence[i] = std::int32_t(rng.below(spec.vocab));
+  const int slots = query_slots(n, pairs);
+  std::vector<int> slot(slots), order(pairs);
+  std::iota(slot.begin(), slot.end(), 0);
+  std::iota(order.begin(), order.end(), 0);
+  for (int k = 0; k < pairs; ++k) std::swap(slot[k], slot[k + int(rng.below(slots - k))]);
+  rng.shuffle(order.begin(), order.end());
+  for (int q = 0; q < pairs; ++q) {
+    const int at = 2 * pairs + 2 * slot[q];
+    sequence[at] = keys[order[q]];
+    sequence[at + 1] = values[order[q]];
+    weights[at] = 1.0f;  // position `at` predicts token at + 1, the value
+  }
+  split.stream.insert(split.stream.end(), sequence.begin(), sequence.end());
+  split.weights.insert(split.weights.end(), weights.begin(), weights.end());
+}
+
+TokenDataset draw_mqar(const DatasetConfig& spec, std::uint64_t seed) {
+  TokenDataset data;
+  for (int t = 0; t < spec.vocab; ++t)
+    data.vocab.push_back(t < spec.vocab / 2 ? "k" + std::to_string(t)
+                                            : "v" + std::to_string(t - spec.vocab / 2));
+  data.train.n = data.validation.n = spec.n;
+  Rng train_rng(seed, Stream::kTrainSamples), test_rng(seed, Stream::kTestSamples);
+  for (int s = 0; s < spec.train_size; ++s) draw_sequence(spec, train_rng, data.train);
+  for (int s = 0; s < spec.test_size; ++s) draw_sequence(spec, test_rng, data.validation);
+  return data;
+}
+
+}  // namespace
+
+DatasetKind mqar_kind() {
+  DatasetKind kind;
+  kind.name = "mqar";
+  kind.summary =
+      "multi-query associative recall for next_token: dataset.pairs key–value pairs, then "
+      "queries of their keys, each scored on its value";
+  kind.claimed_operator = "attention";
+  kind.check = check_mqar;
+  kind.tokens = draw_mqar;
+  kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab); };
+  kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };
+  kind.token_count = [](const DatasetConfig& spec) {
+    return double(spec.train_size + spec.test_size) * (spec.n + 1);
+  };
+  return kind;
+}
+
+}  // namespace ufl::data
