@@ -4,18 +4,17 @@
 
 #include <ctime>
 
-#include "analysis/measure.hpp"
-#include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/utc_time.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/utc_time.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "results/run_writer.hpp"
+#include "task/run.hpp"
 
 namespace ufl::cli {
 namespace {
@@ -74,18 +73,13 @@ int run_analyze(const AnalyzeArguments& arguments) {
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
     json manifest = read_json(run / "manifest.json");
     const std::string data_dir = data_folder(arguments, manifest, run);
-    const data::Dataset dataset =
-        data_dir.empty() ? data::generate(config.dataset, config.dataset_seed)
-                         : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
-                                              config::to_json(config)["dataset"]);
-    model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
+    const std::unique_ptr<task::TaskRun> task_run = task::start_run(config, data_dir);
     try {
-      results::read_parameters(run, model.params);
+      results::read_parameters(run, task_run->model().params);
     } catch (const io::IoError& error) {
       throw BadInput(error.what());  // a damaged run folder is input the user must fix
     }
-    analysis::RunAnalysis analysis = analysis::analyze_model(dataset, model, config.analysis);
-    json& metrics = analysis.metrics;
+    json metrics = task_run->analyze(run);
     metrics["name"] = config.name;
     metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
@@ -121,7 +115,7 @@ int run_analyze(const AnalyzeArguments& arguments) {
                            {"to", metrics.value(key, json())}};
       }
     }
-    results::write_analysis(run, analysis);
+    results::write_json(run / "metrics.json", metrics);
     // config.json: only the thresholds change, and only when --set gave new ones; every other
     // key stays as training wrote it.
     if (!thresholds.empty()) {
@@ -137,22 +131,14 @@ int run_analyze(const AnalyzeArguments& arguments) {
     manifest["analyses"].push_back(record);
     results::write_json(run / "manifest.json", manifest);
 
-    auto shown = [&metrics](const char* key) {
-      return metrics[key].is_number() ? fmt::format("{:.4f}", metrics[key].get<double>())
-                                      : metrics[key].dump();
-    };
-    spdlog::info("{}: η {}, η_fix {}", run.string(), shown("eta"), shown("eta_fix"));
-    if (metrics.contains("verdict"))
-      spdlog::info("{}", analysis::verdict_sentence(metrics));
-    else  // a stack: one verdict per layer
-      spdlog::info("layers became: {}", analysis::layer_verdicts_text(metrics));
+    const std::vector<std::string> lines = task_run->report(metrics);
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      spdlog::info("{}{}", k == 0 ? run.string() + ": " : "", lines[k]);
     if (kept.empty())
       spdlog::info("metrics unchanged; analysis recorded in {}", (run / "manifest.json").string());
     else
       spdlog::info("previous metrics kept in {}; what changed is in manifest.json \"analyses\"",
                    (run / kept).string());
-    if (metrics.contains("explanation"))
-      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
     return int(kSuccess);
   });
 }

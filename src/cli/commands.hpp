@@ -1,5 +1,6 @@
 #pragma once
 // One function per subcommand; main.cpp parses the flags with CLI11 and calls them.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct ConfigArguments {
   bool describe = false, markdown = false;
 };
 
+struct SampleArguments {
+  std::string run_dir, prompt;
+  int length = 200;
+  double temperature = 1.0;
+  std::uint64_t seed = 1;
+};
+
 struct CollectArguments {
   std::vector<std::string> paths;
   std::string out;
@@ -43,5 +51,6 @@ int run_generate(const GenerateArguments& arguments);
 int run_analyze(const AnalyzeArguments& arguments);
 int run_collect(const CollectArguments& arguments);
 int run_config(const ConfigArguments& arguments);
+int run_sample(const SampleArguments& arguments);
 
 }  // namespace ufl::cli

@@ -183,6 +183,27 @@ int main(int argc, char** argv) {
   collect_command->add_option("--out,-o", collect.out,
                               "CSV file to write (default: standard output)");
 
+  SampleArguments sample;
+  auto* sample_command = app.add_subcommand(
+      "sample",
+      "Print text from a trained next_token 'text' run: the prompt, then --length characters "
+      "drawn one at a time from the model (docs/transformer.md)");
+  sample_command->add_option("RUN_DIR", sample.run_dir, "A text run folder written by 'ufl train'")
+      ->required();
+  sample_command
+      ->add_option("--prompt,-p", sample.prompt,
+                   "The text to continue (characters of the training text)")
+      ->required();
+  sample_command->add_option("--length,-n", sample.length, "Characters to add (default 200)");
+  sample_command->add_option("--temperature,-t", sample.temperature,
+                             "Divides the logits before sampling: < 1 safer, > 1 wilder, 0 the "
+                             "most likely character (default 1)");
+  sample_command->add_option("--seed", sample.seed,
+                             "Seed of the draws: the same seed prints the same text (default 1)");
+  int sample_threads = 0;
+  sample_command->add_option("--threads,-j", sample_threads, "OpenMP threads")
+      ->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -215,6 +236,11 @@ int main(int argc, char** argv) {
     setup_logging(false);
     if (!generate_seed.empty()) generate.overrides.push_back("seed=" + generate_seed);
     return run_generate(generate);
+  }
+  if (sample_command->parsed()) {
+    setup_logging(false);
+    set_threads(sample_threads);
+    return run_sample(sample);
   }
   if (collect_command->parsed()) {
     setup_logging(false);

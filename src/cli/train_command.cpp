@@ -10,9 +10,6 @@
 #include <ctime>
 #include <optional>
 
-#include "analysis/measure.hpp"
-#include "analysis/trajectory.hpp"
-#include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
@@ -27,8 +24,9 @@
 #include "io/io_error.hpp"
 #include "io/run_folder.hpp"
 #include "io/stale_staging.hpp"
-#include "model/initialize.hpp"
 #include "results/run_writer.hpp"
+#include "task/registry.hpp"
+#include "task/run.hpp"
 #include "train/checkpoint.hpp"
 #include "train/resource_estimate.hpp"
 #include "ufl/version.hpp"
@@ -161,24 +159,27 @@ json invocations(const std::optional<ResumeSource>& source, const std::string& c
 struct RunRecord {
   config::Config config;
   std::string data_dir;
+  json data = json::object();  // what the task read (text: files read and skipped)
   json invocations;
   std::string started_at;
 };
 
 json manifest_json(const RunRecord& run, const std::string& status) {
-  return {{"ufl_version", kVersion},
-          {"git_commit", kGitCommit},
-          {"status", status},
-          {"complete", status == "complete"},
-          {"seed", run.config.seed},
-          {"mixer", run.config.layer.mixer},
-          {"threads", omp_get_max_threads()},
-          {"steps", run.config.train.steps},
-          {"host", io::host_name()},
-          {"pid", ::getpid()},
-          {"command", run.invocations.front().value("command", std::string())},
-          {"invocations", run.invocations},
-          {"data_dir", run.data_dir}};
+  json manifest = {{"ufl_version", kVersion},
+                   {"git_commit", kGitCommit},
+                   {"status", status},
+                   {"complete", status == "complete"},
+                   {"seed", run.config.seed},
+                   {"mixer", run.config.layer.mixer},
+                   {"threads", omp_get_max_threads()},
+                   {"steps", run.config.train.steps},
+                   {"host", io::host_name()},
+                   {"pid", ::getpid()},
+                   {"command", run.invocations.front().value("command", std::string())},
+                   {"invocations", run.invocations},
+                   {"data_dir", run.data_dir}};
+  if (!run.data.empty()) manifest["data"] = run.data;
+  return manifest;
 }
 
 json finished_manifest(const RunRecord& run, const train::TrainResult& training,
@@ -315,17 +316,12 @@ int run_train(const TrainArguments& arguments) {
     });
 
     // The data follow dataset.seed; the initialisation and the minibatches follow seed.
-    const data::Dataset dataset =
-        record.data_dir.empty()
-            ? data::generate(config.dataset, config.dataset_seed)
-            : data::load_dataset(record.data_dir, config.dataset, config.dataset_seed,
-                                 config::to_json(config)["dataset"]);
+    const std::unique_ptr<task::TaskRun> run = task::start_run(config, record.data_dir);
     // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
     if (!record.data_dir.empty())
       record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
-    model::Model<float> model(config.dataset.n, config.dataset.d, config.model, config.layer);
-    model::initialize(model, config.seed);
-    analysis::ScoreTrajectory trajectory(dataset);
+    record.data = run->data_record();
+    run->write_inputs(staging);
 
     // From here the staging folder holds the resume point, so the leftovers can go.
     if (source) {
@@ -336,14 +332,7 @@ int run_train(const TrainArguments& arguments) {
 
     const int threads = omp_get_max_threads();
     spdlog::info(
-        "train '{}': {} data, {} mixer, n={} d={} r={}{}, {} steps of {} on {} thread{} → {}{}",
-        config.name, config.dataset.kind, config.layer.mixer, config.dataset.n, config.dataset.d,
-        config.layer.rank,
-        config.model.depth == 1 && config.model.width == config.dataset.d && !config.model.residual
-            ? std::string()
-            : ", " + std::to_string(config.model.depth) + " layer" +
-                  (config.model.depth == 1 ? "" : "s") + " of width " +
-                  std::to_string(config.model.width) + (config.model.residual ? " (residual)" : ""),
+        "train '{}': {}, {} steps of {} on {} thread{} → {}{}", config.name, run->describe(),
         config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
         source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
 
@@ -351,19 +340,18 @@ int run_train(const TrainArguments& arguments) {
     options.quiet = arguments.quiet;
     options.stop_requested = interrupt::stop_flag();
     if (source) options.resume_from = &source->state;
-    options.probe = &trajectory;
+    options.probe = run->probe();
     options.metric_name = task::task(config.task.kind).metric_column;
     options.on_checkpoint = [&](const train::TrainingState& state) {
       train::write_checkpoint(staging / "checkpoint.bin", state);
       checkpoint_step = state.steps_done;
     };
     const train::TrainResult training =
-        train::train_model(config.train, config.seed, dataset, model, options);
+        train::train_session(config.train, config.seed, run->session(), run->model(), options);
     // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
     if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
 
-    results::write_loss_curve(staging, training.curve, task::task(config.task.kind));
-    results::write_trajectory(staging, trajectory.columns(), training.probe_rows);
+    run->write_curves(staging, training);
     auto finish = [&](const train::TrainResult& result) {
       const double wall_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -376,7 +364,7 @@ int run_train(const TrainArguments& arguments) {
       finish(training);
       throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
     }
-    results::write_parameters(staging, model);
+    results::write_parameters(staging, run->model());
     // An interrupted run keeps its state at the last step boundary and no fresh measurements:
     // metrics.json says only how far it got (docs/running.md).
     auto write_interrupted = [&](train::TrainResult result) {
@@ -399,32 +387,23 @@ int run_train(const TrainArguments& arguments) {
     // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
     train::write_checkpoint(staging / "checkpoint.bin", training.state);
     checkpoint_step = training.steps_done;
-    analysis::RunAnalysis analysis;
+    json metrics;
     try {
-      analysis = analysis::analyze_model(dataset, model, config.analysis);
+      metrics = run->analyze(staging);
     } catch (const interrupt::Interrupted&) {
       return write_interrupted(training);
     }
-    analysis.metrics["name"] = config.name;
-    analysis.metrics["seed"] = config.seed;
-    analysis.metrics["complete"] = true;
-    analysis.metrics["steps_done"] = training.steps_done;
-    results::write_analysis(staging, analysis);
+    metrics["name"] = config.name;
+    metrics["seed"] = config.seed;
+    metrics["complete"] = true;
+    metrics["steps_done"] = training.steps_done;
+    results::write_json(staging / "metrics.json", metrics);
     fs::remove(staging / "checkpoint.bin");
     const double wall_seconds = finish(training);
 
-    const auto& metrics = analysis.metrics;
-    spdlog::info(
-        "done in {:.1f}s: test_mse {:.5f} (optimum {:.5f}, best fixed {:.5f}), η {:.4f}, η_fix "
-        "{:.4f}",
-        wall_seconds, metrics.value("test_mse", 0.0), metrics.value("optimal_mse", 0.0),
-        metrics.value("fixed_mse", 0.0), metrics.value("eta", 0.0), metrics.value("eta_fix", 0.0));
-    if (metrics.contains("verdict"))
-      spdlog::info("{}", analysis::verdict_sentence(metrics));
-    else  // a stack: one verdict per layer
-      spdlog::info("layers became: {}", analysis::layer_verdicts_text(metrics));
-    if (metrics.contains("explanation"))
-      spdlog::info("why: {}", metrics["explanation"].get<std::string>());
+    const std::vector<std::string> lines = run->report(metrics);
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      spdlog::info("{}{}", k == 0 ? fmt::format("done in {:.1f}s: ", wall_seconds) : "", lines[k]);
     spdlog::info("wrote {}", out.string());
     return int(kSuccess);
   });

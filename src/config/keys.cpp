@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "data/registry.hpp"
+#include "model/block.hpp"
 #include "model/mixers/registry.hpp"
 #include "task/registry.hpp"
 
@@ -92,6 +93,12 @@ class Entry {
     key_.rule = std::move(words);
     return *this;
   }
+  // A key of transformer blocks only (model.block): giving it to a mixer block is an error, and a
+  // mixer block's config.json does not hold it.
+  Entry& owned_by_block(std::string block) {
+    key_.owners = KeyOwners{"model.block", "block", {std::move(block)}};
+    return *this;
+  }
   // A layer key that only some mixers read: those that list it (Mixer::config_keys), so a new
   // mixer claims its keys without an edit here. Its rule is checked as any other's.
   Entry& used_by_mixers() {
@@ -147,12 +154,39 @@ std::vector<Key> build_table() {
       Entry<std::string>("task.kind", &Config::task, &task::TaskConfig::kind,
                          "what the model learns: denoising synthetic samples (MSE) or the next "
                          "token of text or mqar sequences (cross-entropy); docs/transformer.md")
-          .rule("one of " + task::task_names(),
-                [](const std::string& kind, const Config&) {
-                  return task::find_task(kind) != nullptr;
-                }),
+          .rule(
+              "one of " + task::task_names() +
+                  "; next_token needs model.block = \"transformer\" and a token dataset kind, "
+                  "denoise a float one",
+              [](const std::string& kind, const Config& c) {
+                const task::TaskRecord* record = task::find_task(kind);
+                const model::BlockKind* block = model::find_block_kind(c.model.block);
+                const data::DatasetKind* data = data::find_dataset_kind(c.dataset.kind);
+                if (record == nullptr) return false;
+                if (data != nullptr && record->tokens != bool(data->tokens)) return false;
+                return !record->tokens || (block != nullptr && block->has_heads);
+              },
+              [](const Config& c) -> std::string {
+                const task::TaskRecord* record = task::find_task(c.task.kind);
+                if (record == nullptr) return "one of " + task::task_names();
+                const data::DatasetKind* data = data::find_dataset_kind(c.dataset.kind);
+                if (data != nullptr && record->tokens != bool(data->tokens)) {
+                  std::string readers;  // the kinds the given task reads
+                  for (const data::DatasetKind& kind : data::dataset_kinds())
+                    if (bool(kind.tokens) == record->tokens)
+                      readers += (readers.empty() ? "" : ", ") + kind.name;
+                  for (const task::TaskRecord& other : task::tasks())
+                    if (other.tokens == bool(data->tokens))
+                      return other.name + " for dataset.kind = \"" + c.dataset.kind + "\" (" +
+                             c.task.kind + " reads " + readers + ")";
+                }
+                return "denoise with model.block = \"" + c.model.block +
+                       "\" (next_token needs model.block = \"transformer\", whose embeddings "
+                       "and tied head it reads)";
+              }),
       Entry<std::string>("dataset.kind", &Config::dataset, &data::DatasetConfig::kind,
-                         "which synthetic denoising task (docs/experiment.md §1)")
+                         "which data: a synthetic denoising kind (docs/experiment.md §1) or a "
+                         "token kind for next_token (docs/transformer.md §2)")
           .rule("one of " + data::dataset_kind_names(),
                 [](const std::string& kind, const Config&) {
                   return data::find_dataset_kind(kind) != nullptr;
@@ -188,20 +222,67 @@ std::vector<Key> build_table() {
                     &data::DatasetConfig::singular_value_decay,
                     "the singular values s_j ∝ singular_value_decay^j")
           .owned_by("lowrank", "a number > 0"),
+      Entry<std::string>("dataset.path", &Config::dataset, &data::DatasetConfig::path,
+                         "a UTF-8 text file, or a folder whose UTF-8 text files are read in name "
+                         "order; characters are the tokens (docs/transformer.md §2)")
+          .owned_by("text", "a readable text file or folder with ≥ 10 windows per split"),
+      Entry<double>("dataset.val_fraction", &Config::dataset, &data::DatasetConfig::val_fraction,
+                    "the last fraction of the characters, held out for validation")
+          .owned_by("text", "a number between 0 and 1 (exclusive)"),
+      Entry<int>("dataset.val_windows", &Config::dataset, &data::DatasetConfig::val_windows,
+                 "validation windows of n + 1 characters, drawn once from the data seed; the "
+                 "validation loss is their mean")
+          .owned_by("text", "an integer ≥ 1"),
+      Entry<int>("dataset.vocab", &Config::dataset, &data::DatasetConfig::vocab,
+                 "tokens: keys from the first half, values from the second")
+          .owned_by("mqar", "an even integer ≥ 4"),
+      Entry<int>("dataset.pairs", &Config::dataset, &data::DatasetConfig::pairs,
+                 "key–value pairs per sequence, each queried once after them")
+          .owned_by("mqar",
+                    "1 ≤ pairs ≤ vocab/2, with the pairs and their queries fitting in n + 1 "
+                    "tokens"),
       Entry<std::string>("layer.mixer", &Config::layer, &model::LayerConfig::mixer,
                          "how the layer builds its operator M: the universal layer or one of its "
                          "special cases (docs/universality.md)")
-          .rule("one of " + model::mixer_names(),
-                [](const std::string& mixer, const Config&) {
-                  return model::find_mixer<float>(mixer) != nullptr;
-                }),
+          .rule(
+              "one of " + model::mixer_names() +
+                  "; under task.kind = \"next_token\" one with a causal form (not fourier)",
+              [](const std::string& mixer, const Config& c) {
+                const model::Mixer<float>* found = model::find_mixer<float>(mixer);
+                const task::TaskRecord* record = task::find_task(c.task.kind);
+                return found != nullptr &&
+                       (record == nullptr || !record->tokens || found->has_causal_form());
+              },
+              [](const Config& c) -> std::string {
+                if (model::find_mixer<float>(c.layer.mixer) == nullptr)
+                  return "one of " + model::mixer_names();
+                std::string causal;
+                for (const model::Mixer<float>* mixer : model::mixers<float>())
+                  if (mixer->has_causal_form())
+                    causal += (causal.empty() ? "" : ", ") + std::string(mixer->name());
+                return "a mixer with a causal form under task.kind = \"next_token\" (" +
+                       c.layer.mixer +
+                       " mixes every position with every other, so a position would see the "
+                       "tokens it predicts): one of " +
+                       causal;
+              }),
       Entry<int>("layer.rank", &Config::layer, &model::LayerConfig::rank,
                  "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
           .used_by_mixers()
-          .follows("dataset.n", [](Config& c) { c.layer.rank = c.dataset.n; })
+          .follows("dataset.n, or model.width / layer.heads in transformer blocks",
+                   [](Config& c) {
+                     const model::BlockKind* block = model::find_block_kind(c.model.block);
+                     c.layer.rank = block != nullptr && block->has_heads && c.model.width > 0 &&
+                                            c.layer.heads > 0
+                                        ? c.model.width / c.layer.heads
+                                        : c.dataset.n;
+                   })
           .rule(
-              "an integer, 1 ≤ r ≤ dataset.n",
-              [](const int& rank, const Config& c) { return rank >= 1 && rank <= c.dataset.n; },
+              "an integer, 1 ≤ r ≤ dataset.n (any r ≥ 1 in transformer blocks)",
+              [](const int& rank, const Config& c) {
+                const model::BlockKind* block = model::find_block_kind(c.model.block);
+                return rank >= 1 && (rank <= c.dataset.n || (block != nullptr && block->has_heads));
+              },
               [](const Config& c) {
                 return c.layer.rank < 1 ? std::string("an integer ≥ 1")
                                         : "at most dataset.n = " + std::to_string(c.dataset.n) +
@@ -226,6 +307,27 @@ std::vector<Key> build_table() {
                            : "at most 2·dataset.n − 1 = " + std::to_string(2 * c.dataset.n - 1) +
                                  " (the widest band of an n×n matrix)";
               }),
+      Entry<int>("layer.heads", &Config::layer, &model::LayerConfig::heads,
+                 "h, heads per layer: each head has its own mixer parameters and mixes a D/h-wide "
+                 "slice of values; the heads' outputs are concatenated and projected by W_o "
+                 "(transformer blocks; docs/transformer.md §3)")
+          .owned_by_block("transformer")
+          .rule(
+              "an integer ≥ 1 dividing model.width; 1 for mixer blocks",
+              [](const int& heads, const Config& c) {
+                const model::BlockKind* block = model::find_block_kind(c.model.block);
+                return heads >= 1 && c.model.width % heads == 0 &&
+                       (heads == 1 || (block != nullptr && block->has_heads));
+              },
+              [](const Config& c) {
+                if (c.layer.heads < 1) return std::string("an integer ≥ 1");
+                if (c.model.width % c.layer.heads != 0)
+                  return "a divisor of model.width = " + std::to_string(c.model.width) +
+                         " (each head mixes model.width / layer.heads channels)";
+                return std::string(
+                    "1 with model.block = \"mixer\" (heads need "
+                    "model.block = \"transformer\")");
+              }),
       Entry<int>("model.depth", &Config::model, &model::ModelConfig::depth,
                  "L, the layers of the stack, each with its own parameters (section 7; 1 is the "
                  "single layer of Section 8)")
@@ -233,17 +335,56 @@ std::vector<Key> build_table() {
                 [](const int& depth, const Config&) { return depth >= 1 && depth <= 64; }),
       Entry<int>("model.width", &Config::model, &model::ModelConfig::width,
                  "D, the channels of the stream between layers: X is zero-padded from d to D "
-                 "channels, and Y is the last layer's first d channels")
+                 "channels, and Y is the last layer's first d channels (next_token: the width of "
+                 "the token embedding)")
           .follows("dataset.d", [](Config& c) { c.model.width = c.dataset.d; })
           .rule(
-              "an integer, D ≥ dataset.d",
-              [](const int& width, const Config& c) { return width >= c.dataset.d; },
+              "an integer, D ≥ dataset.d (D ≥ 1 for next_token)",
+              [](const int& width, const Config& c) {
+                const task::TaskRecord* record = task::find_task(c.task.kind);
+                return record != nullptr && record->tokens ? width >= 1 : width >= c.dataset.d;
+              },
               [](const Config& c) {
-                return "at least dataset.d = " + std::to_string(c.dataset.d);
+                const task::TaskRecord* record = task::find_task(c.task.kind);
+                return record != nullptr && record->tokens
+                           ? std::string("at least 1")
+                           : "at least dataset.d = " + std::to_string(c.dataset.d);
               }),
       Entry<bool>("model.residual", &Config::model, &model::ModelConfig::residual,
                   "true: H_l = H_{l−1} + M_l(H_{l−1})·H_{l−1}·W_v,l, each W_v,l starting at 0; "
                   "false: H_l = M_l(H_{l−1})·H_{l−1}·W_v,l, W_v,l starting at I"),
+      Entry<std::string>(
+          "model.block", &Config::model, &model::ModelConfig::block,
+          "what one layer is: \"mixer\", H_l = ρ·H_{l−1} + M(H)·H·W_v (Section 8, "
+          "section 7), or \"transformer\", the pre-norm block x + W_o·heads(norm(x)) "
+          "then + MLP(norm(·)) (docs/transformer.md §1)")
+          .rule("one of " + model::block_kind_names(),
+                [](const std::string& block, const Config&) {
+                  return model::find_block_kind(block) != nullptr;
+                }),
+      Entry<std::string>("model.norm", &Config::model, &model::ModelConfig::norm,
+                         "transformer blocks: the norm before the mixer, before the MLP and after "
+                         "the last block (layernorm with gain and bias, or rmsnorm with gain)")
+          .owned_by_block("transformer")
+          .rule("one of " + model::norm_kind_names(),
+                [](const std::string& norm, const Config&) {
+                  return model::find_norm_kind(norm) != nullptr;
+                }),
+      Entry<int>("model.mlp_ratio", &Config::model, &model::ModelConfig::mlp_ratio,
+                 "transformer blocks: the MLP's hidden width as a multiple of model.width")
+          .owned_by_block("transformer")
+          .rule("an integer, 1 ≤ ratio ≤ 16",
+                [](const int& ratio, const Config&) { return ratio >= 1 && ratio <= 16; }),
+      Entry<bool>("model.position_embedding", &Config::model,
+                  &model::ModelConfig::position_embedding,
+                  "next_token: a learned n×D position embedding P added to the token embedding")
+          .owned_by_block("transformer"),
+      Entry<double>("model.init_std", &Config::model, &model::ModelConfig::init_std,
+                    "transformer blocks: every matrix starts as N(0, init_std²), the two that "
+                    "write into the residual stream (W_o, W₂) as N(0, (init_std/√(2L))²), as "
+                    "GPT-2")
+          .owned_by_block("transformer")
+          .rule("a number > 0", positive()),
       Entry<int>("train.steps", &Config::train, &train::TrainConfig::steps,
                  "training steps (one minibatch each)")
           .rule("an integer ≥ 1", at_least(1)),
@@ -274,6 +415,30 @@ std::vector<Key> build_table() {
                  "steps between checkpoints a killed run resumes from (--continue); 0: about "
                  "once a minute of training; never changes results")
           .rule("an integer ≥ 0", at_least(0)),
+      Entry<double>("train.beta2", &Config::train, &train::TrainConfig::beta2,
+                    "Adam's β₂ (β₁ = 0.9); the transformer configs use 0.99 as nanoGPT")
+          .rule("a number, 0 < β₂ < 1",
+                [](const double& beta, const Config&) { return beta > 0 && beta < 1; }),
+      Entry<double>("train.weight_decay", &Config::train, &train::TrainConfig::weight_decay,
+                    "AdamW's decoupled weight decay, applied to matrices only (not to norms, "
+                    "biases, Σ or gates); 0: plain Adam")
+          .rule("a number ≥ 0", at_least(0.0)),
+      Entry<int>("train.warmup_steps", &Config::train, &train::TrainConfig::warmup_steps,
+                 "steps of linear warm-up from 0 to train.lr before the cosine decay")
+          .rule(
+              "an integer, 0 ≤ warmup_steps < train.steps",
+              [](const int& warmup, const Config& c) {
+                return warmup >= 0 && warmup < c.train.steps;
+              },
+              [](const Config& c) {
+                return c.train.warmup_steps < 0
+                           ? std::string("an integer ≥ 0")
+                           : "less than train.steps = " + std::to_string(c.train.steps);
+              }),
+      Entry<double>("train.clip", &Config::train, &train::TrainConfig::clip,
+                    "the limit of the global gradient norm (gradients are scaled down to it); "
+                    "0: no clipping")
+          .rule("a number ≥ 0", at_least(0.0)),
       Entry<double>("analysis.iota_min", &Config::analysis, &analysis::AnalysisConfig::iota_min,
                     "verdict: attention needs input dependence ι ≥ iota_min")
           .rule("a number in [0, 1]", unit_interval()),

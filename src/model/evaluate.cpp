@@ -42,6 +42,10 @@ SampleOutputs Evaluator::outputs_of(int first, int s) const {
     outputs.layers.push_back(LayerOutputs{sample_of(layer.branch.M), sample_of(layer.branch.U),
                                           sample_of(layer.branch.V), sample_of(layer.output),
                                           sample_of(layer.input), sample_of(layer.branch.out)});
+  for (const BlockGraph& block : graph_.blocks) {
+    outputs.head_m.emplace_back();
+    for (const MixerGraph& head : block.heads) outputs.head_m.back().push_back(sample_of(head.M));
+  }
   return outputs;
 }
 

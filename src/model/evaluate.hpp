@@ -24,8 +24,10 @@ struct LayerOutputs {
 
 struct SampleOutputs {
   int index;
-  std::vector<LayerOutputs> layers;
-  const float* Y;  // n×d
+  std::vector<LayerOutputs> layers;  // mixer blocks
+  const float* Y;                    // n×d
+  // Transformer blocks: head k of block l's operator M (n×n), head_m[l][k].
+  std::vector<std::vector<const float*>> head_m = {};
 };
 
 class Evaluator {

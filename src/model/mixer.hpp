@@ -23,6 +23,14 @@ namespace ufl::model {
 struct LayerShape {
   int n = 32, d = 16, r = 32;
   int homogeneous_dim() const { return d + n + 1; }  // rows of A and B: [h; e_i; 1]
+  // A head of a transformer block (docs/transformer.md §3): M is causal (position i reads
+  // positions ≤ i) when the task predicts the next token, the head mixes a value slice H·W_v of
+  // value_cols < d columns, S is scaled by 1/√r and matrices start as N(0, init_std²).
+  bool transformer = false;
+  bool causal = false;
+  int value_cols = 0;  // 0: d (W_v is d×d)
+  double init_std = 0.02;
+  int values() const { return value_cols > 0 ? value_cols : d; }
 };
 
 struct TensorSpec {
@@ -88,6 +96,8 @@ class Mixer {
   // The layer.* config keys it reads besides layer.mixer ("layer.rank"): the key table makes
   // them this mixer's, so giving one to a mixer that does not read it is an error.
   virtual std::vector<std::string> config_keys() const = 0;
+  // M can be made causal (lower triangular) for next-token prediction; fourier cannot.
+  virtual bool has_causal_form() const { return true; }
   // What its operators can be, at this shape and config.
   virtual OperatorFamily operator_family(const LayerShape& shape,
                                          const LayerConfig& config) const = 0;

@@ -5,13 +5,18 @@
 //   Y = H_L[:, :d].
 // Depth 1 on the data's own channels (D = d, no padding, no slice) is the single layer of
 // spec §2, with the same parameters, initialisation and results.
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "model/block.hpp"
 #include "model/layer.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model_config.hpp"
+#include "model/modules/heads.hpp"
+#include "model/modules/mlp.hpp"
+#include "model/modules/norm.hpp"
 
 namespace ufl::model {
 
@@ -19,12 +24,25 @@ template <class T>
 class Model {
  public:
   // n positions and d channels of the data; the stack and the layer as the config says.
-  Model(int n, int d, const ModelConfig& model, const LayerConfig& layer)
-      : n(n), d(d), width(model.width > 0 ? model.width : d), config(model), layer_config(layer) {
-    if (width < d)
+  // `vocab` > 0: the input is n token ids of that vocabulary, embedded (E, and P when
+  // model.position_embedding), with a final norm whose output the task's tied head reads
+  // (docs/transformer.md §1). 0: float n×d samples, zero-padded to the width.
+  Model(int n, int d, const ModelConfig& model, const LayerConfig& layer, int vocab = 0,
+        bool causal = false)
+      : n(n),
+        d(d),
+        width(model.width > 0 ? model.width : d),
+        vocab(vocab),
+        config(model),
+        layer_config(layer) {
+    if (width < d && vocab == 0)
       throw std::invalid_argument("model.width must be at least dataset.d = " + std::to_string(d));
     if (model.depth < 1) throw std::invalid_argument("model.depth must be at least 1");
     const Mixer<T>& chosen = mixer<T>(layer.mixer);
+    if (block_kind(model.block).has_heads) {
+      add_transformer(chosen, causal);
+      return;
+    }
     for (int l = 0; l < model.depth; ++l) {
       Layer<T> entry;
       entry.mixer = &chosen;
@@ -40,7 +58,19 @@ class Model {
     }
   }
 
-  int depth() const { return static_cast<int>(layers.size()); }
+  int depth() const { return static_cast<int>(layers.size() + blocks.size()); }
+  bool tokens() const { return vocab > 0; }
+  // Views of a list of slices (a module's parameters).
+  ConstParameterViews<T> views(const std::vector<int>& slices) const {
+    ConstParameterViews<T> list;
+    for (int index : slices) list.push_back(params.matrix(index));
+    return list;
+  }
+  ParameterViews<T> views(const std::vector<int>& slices) {
+    ParameterViews<T> list;
+    for (int index : slices) list.push_back(params.matrix(index));
+    return list;
+  }
   ParameterViews<T> mixer_parameters(int l) {
     ParameterViews<T> views;
     for (int index : layers[l].mixer_slices) views.push_back(params.matrix(index));
@@ -54,25 +84,138 @@ class Model {
   MatrixMap<T> w_v(int l) { return params.matrix(layers[l].w_v_slice); }
   ConstMatrixMap<T> w_v(int l) const { return params.matrix(layers[l].w_v_slice); }
 
-  int n, d, width;
+  int n, d, width, vocab = 0;
   ModelConfig config;
   LayerConfig layer_config;
-  std::vector<Layer<T>> layers;
+  std::vector<Layer<T>> layers;               // model.block = "mixer"
+  std::vector<TransformerBlock<T>> blocks;    // model.block = "transformer"
+  int token_table = -1, position_table = -1;  // E (vocab×D) and P (n×D), token input only
+  std::shared_ptr<const Module<T>>
+      final_norm;  // token input only (modules hold no state: shared by copies)
+  std::vector<int> final_norm_slices;
   Parameters<T> params;
+
+ private:
+  // Transformer blocks (docs/transformer.md §1): E and P, then per block its branches
+  // [norm1, heads] and [norm2, mlp], then the final norm; slices named blockL/….
+  void add_transformer(const Mixer<T>& chosen, bool causal) {
+    if (width % layer_config.heads != 0)
+      throw std::invalid_argument("layer.heads must divide model.width");
+    if (tokens()) {
+      token_table = params.add(0, "E", "E", vocab, width);
+      if (config.position_embedding) position_table = params.add(0, "P", "P", n, width);
+    }
+    const NormKind& norm = norm_kind(config.norm);
+    LayerShape head{n, width, layer_config.rank};
+    head.transformer = true;
+    head.causal = causal;
+    head.value_cols = width / layer_config.heads;
+    head.init_std = config.init_std;
+    for (int l = 0; l < config.depth; ++l) {
+      TransformerBlock<T> block;
+      block.branches.resize(2);
+      block.branches[0].push_back(std::make_shared<NormModule<T>>("norm1", norm, width));
+      block.branches[0].push_back(std::make_shared<HeadsModule<T>>(
+          chosen, head, layer_config, layer_config.heads, config.depth));
+      block.branches[1].push_back(std::make_shared<NormModule<T>>("norm2", norm, width));
+      block.branches[1].push_back(std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
+                                                                 config.init_std, config.depth));
+      const std::string prefix = "block" + std::to_string(l + 1) + "/";
+      for (const ModuleList<T>& branch : block.branches) {
+        block.slices.emplace_back();
+        for (const auto& module : branch) {
+          block.slices.back().emplace_back();
+          for (const TensorSpec& spec : module->parameters())
+            block.slices.back().back().push_back(
+                params.add(l, spec.name, prefix + spec.name, spec.rows, spec.cols));
+        }
+      }
+      blocks.push_back(std::move(block));
+    }
+    if (tokens()) {
+      final_norm = std::make_shared<NormModule<T>>("final_norm", norm, width);
+      for (const TensorSpec& spec : final_norm->parameters())
+        final_norm_slices.push_back(
+            params.add(config.depth - 1, spec.name, spec.name, spec.rows, spec.cols));
+    }
+  }
+};
+
+// A transformer block on the tape: its input and output and each head's mixer graph.
+struct BlockGraph {
+  Var input, output;
+  std::vector<MixerGraph> heads;
 };
 
 template <class T>
 struct ModelGraph {
-  Var x;       // the input X, [B, n, d]
-  Var stream;  // H_0, [B, n, D]: X itself when D = d, else [X, 0]
-  std::vector<LayerGraph<T>> layers;
-  Var y;  // the output Y, [B, n, d]: H_L itself when D = d, else its first d channels
+  Var x;       // the input X, [B, n, d]; token ids [B, n, 1] for token input
+  Var stream;  // H_0, [B, n, D]: X itself when D = d, else [X, 0]; E[x] + P for tokens
+  std::vector<LayerGraph<T>> layers;  // mixer blocks
+  std::vector<BlockGraph> blocks;     // transformer blocks
+  // The output Y, [B, n, d]: H_L itself when D = d, else its first d channels; for token input
+  // the final norm's output [B, n, D], which the task's tied head reads with `token_table`.
+  Var y;
+  Var token_table;  // E on the tape (token input), shared by the embedding and the head
 };
+
+// The parameter `index` of `params` as a tape node.
+template <class T>
+Var parameter_node(Tape<T>& tape, Parameters<T>& params, int index, bool with_grads) {
+  const ParameterSlice& slice = params.slice(index);
+  return tape.parameter(params.value(index), with_grads ? params.grad(index) : nullptr, slice.rows,
+                        slice.cols, slice.name);
+}
+
+// Token input, transformer blocks and the final norm (docs/transformer.md §1).
+template <class T>
+ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool with_grads) {
+  ModelGraph<T> graph;
+  auto nodes = [&](const std::vector<int>& slices) {
+    std::vector<Var> vars;
+    for (int index : slices) vars.push_back(parameter_node(tape, model.params, index, with_grads));
+    return vars;
+  };
+  Var h;
+  if (model.tokens()) {
+    graph.x = tape.input(Shape{batch, model.n, 1}, "tokens");
+    graph.token_table = parameter_node(tape, model.params, model.token_table, with_grads);
+    h = embed(tape, graph.x, graph.token_table, "E[x]");
+    if (model.position_table >= 0)
+      h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
+              "E[x]+P");
+  } else {
+    graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
+    h = model.width != model.d ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
+  }
+  graph.stream = h;
+  for (const TransformerBlock<T>& block : model.blocks) {
+    BlockGraph recorded;
+    recorded.input = h;
+    for (std::size_t b = 0; b < block.branches.size(); ++b) {
+      Var branch = h;
+      for (std::size_t m = 0; m < block.branches[b].size(); ++m) {
+        ModuleGraph out = block.branches[b][m]->record(tape, branch, nodes(block.slices[b][m]));
+        branch = out.out;
+        for (MixerGraph& head : out.heads) recorded.heads.push_back(head);
+      }
+      h = add(tape, h, branch, "residual");
+    }
+    recorded.output = h;
+    graph.blocks.push_back(recorded);
+  }
+  if (model.tokens())
+    graph.y = model.final_norm->record(tape, h, nodes(model.final_norm_slices)).out;
+  else
+    graph.y = model.width != model.d ? leading_columns(tape, h, model.d, "Y") : h;
+  return graph;
+}
 
 // Records the model for `batch` samples. With `with_grads` the parameters get gradients.
 template <class T>
 ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
                            LayerKernels kernels = LayerKernels::kFused) {
+  if (!model.blocks.empty()) return record_transformer(tape, model, batch, with_grads);
   ModelGraph<T> graph;
   graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
   // A stream as wide as the data needs neither padding nor slicing: the single layer of spec §2

@@ -23,8 +23,9 @@ void write_parameters(const std::filesystem::path& folder, const model::Model<fl
     io::write_npy(path, params.values.data() + slice.offset,
                   {std::size_t(slice.rows), std::size_t(slice.cols)});
   }
-  for (int l = 0; l < model.depth(); ++l) {
-    const std::string prefix = model.depth() == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
+  const int layers = static_cast<int>(model.layers.size());  // mixer blocks
+  for (int l = 0; l < layers; ++l) {
+    const std::string prefix = layers == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
     for (const auto& array : model.layers[l].mixer->derived_arrays(model.mixer_parameters(l))) {
       const std::filesystem::path path = folder / (prefix + array.name + ".npy");
       std::filesystem::create_directories(path.parent_path());
@@ -90,17 +91,19 @@ void write_trajectory(const std::filesystem::path& folder, const std::vector<std
   io::write_file_atomic(folder / "trajectory.csv", csv.str());
 }
 
-void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis) {
-  for (const analysis::NamedArray& array : analysis.arrays) {
-    const auto path = folder / (array.name + ".npy");
-    std::filesystem::create_directories(path.parent_path());
-    if (array.integer) {
-      const std::vector<std::int32_t> integers(array.values.begin(), array.values.end());
-      io::write_npy(path, integers.data(), array.shape);
-    } else {
-      io::write_npy(path, array.values.data(), array.shape);
-    }
+void write_array(const std::filesystem::path& folder, const analysis::NamedArray& array) {
+  const auto path = folder / (array.name + ".npy");
+  std::filesystem::create_directories(path.parent_path());
+  if (array.integer) {
+    const std::vector<std::int32_t> integers(array.values.begin(), array.values.end());
+    io::write_npy(path, integers.data(), array.shape);
+  } else {
+    io::write_npy(path, array.values.data(), array.shape);
   }
+}
+
+void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis) {
+  for (const analysis::NamedArray& array : analysis.arrays) write_array(folder, array);
   write_json(folder / "metrics.json", analysis.metrics);
 }
 

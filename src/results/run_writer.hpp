@@ -28,6 +28,9 @@ void write_loss_curve(const std::filesystem::path& folder,
 void write_trajectory(const std::filesystem::path& folder, const std::vector<std::string>& columns,
                       const std::vector<train::ProbeRow>& rows);
 
+// <name>.npy of one analysis array (int32 or the array's float type).
+void write_array(const std::filesystem::path& folder, const analysis::NamedArray& array);
+
 // metrics.json and one .npy per analysis array.
 void write_analysis(const std::filesystem::path& folder, const analysis::RunAnalysis& analysis);
 

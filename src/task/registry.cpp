@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "task/denoise_run.hpp"
+#include "task/next_token_run.hpp"
+
 namespace ufl::task {
 
 const std::vector<TaskRecord>& tasks() {
@@ -9,11 +12,11 @@ const std::vector<TaskRecord>& tasks() {
       {"denoise",
        "recover the clean C from the noisy X of a synthetic kind; mean squared error "
        "(docs/experiment.md)",
-       "mse", "test_mse", false, false},
+       "mse", "test_mse", false, false, start_denoise},
       {"next_token",
        "predict each next token of text or mqar sequences through a tied output head; "
        "cross-entropy in nats (docs/transformer.md)",
-       "train_loss", "val_loss", true, true},
+       "train_loss", "val_loss", true, true, start_next_token},
   };
   return table;
 }
@@ -33,6 +36,10 @@ std::string task_names() {
   std::string names;
   for (const TaskRecord& record : tasks()) names += (names.empty() ? "" : ", ") + record.name;
   return names;
+}
+
+std::unique_ptr<TaskRun> start_run(const config::Config& config, const std::string& data_dir) {
+  return task(config.task.kind).start(config, data_dir);
 }
 
 }  // namespace ufl::task

@@ -3,10 +3,19 @@
 // loss on the tape, the held-out metric and the columns of loss.csv. Each task is one record here;
 // the code behind a record is in its own files (task/denoise_*.cpp, task/next_token_*.cpp), and no
 // other file knows which loss is in use or compares task names.
+#include <memory>
 #include <string>
 #include <vector>
 
+namespace ufl::config {
+struct Config;
+}
+
 namespace ufl::task {
+
+class TaskRun;  // task/run.hpp
+using StartRun = std::unique_ptr<TaskRun> (*)(const config::Config& config,
+                                              const std::string& data_dir);
 
 struct TaskRecord {
   std::string name;     // the value of task.kind
@@ -18,6 +27,8 @@ struct TaskRecord {
   bool bits = false;
   // Reads token data (dataset kinds with a token record) rather than float samples.
   bool tokens = false;
+  // Reads or draws the data and builds the model (task/run.hpp).
+  StartRun start = nullptr;
 };
 
 const std::vector<TaskRecord>& tasks();

@@ -3,12 +3,18 @@
 // Each element is updated on its own, so the update is the same at any thread count.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace ufl::train {
 
+// With weight_decay > 0 it is AdamW (Loshchilov & Hutter 2019) as torch.optim.AdamW: each element
+// whose `decay` flag is set first shrinks, p ← p·(1 − lr·weight_decay), then takes the Adam step
+// (docs/transformer.md §3). With weight_decay = 0 the update is Adam's, unchanged.
 struct Adam {
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  double weight_decay = 0;
+  std::vector<std::uint8_t> decay;  // per element: 1 where weight decay applies
   std::vector<float> first_moment, second_moment;
   long long step_count = 0;
 
@@ -16,6 +22,11 @@ struct Adam {
       : first_moment(parameter_count, 0.0f), second_moment(parameter_count, 0.0f) {}
 
   void step(float* params, const float* grads, double learning_rate) {
+    if (weight_decay > 0) {
+      const float shrink = float(1 - learning_rate * weight_decay);
+      for (std::size_t e = 0; e < decay.size(); ++e)
+        if (decay[e] != 0) params[e] *= shrink;
+    }
     ++step_count;
     const float b1 = float(beta1), b2 = float(beta2), eps = float(epsilon);
     const float correction1 = float(1 - std::pow(beta1, double(step_count)));

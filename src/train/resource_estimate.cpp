@@ -6,6 +6,7 @@
 
 #include "data/registry.hpp"
 #include "io/available_memory.hpp"
+#include "model/block.hpp"
 #include "model/evaluate.hpp"
 #include "model/mixers/universal.hpp"
 #include "tape/tape.hpp"
@@ -57,6 +58,9 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
                                     const model::LayerConfig& layer,
                                     const model::ModelConfig& model, const TrainConfig& train,
                                     int threads, bool data_from_files) {
+  if (const model::BlockKind* block = model::find_block_kind(model.block);
+      block != nullptr && block->has_heads)
+    return estimate_transformer_resources(dataset, layer, model, train, threads);
   const Sizes s{double(dataset.n),         double(dataset.d),
                 double(layer.rank),        double(dataset.d) + dataset.n + 1,
                 double(train.batch_size),  double(dataset.train_size),

@@ -46,6 +46,13 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
                                     const model::ModelConfig& model, const TrainConfig& train,
                                     int threads, bool data_from_files = false);
 
+// The same for a stack of transformer blocks (train/transformer_estimate.cpp), which
+// estimate_resources hands over to.
+ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& dataset,
+                                                const model::LayerConfig& layer,
+                                                const model::ModelConfig& model,
+                                                const TrainConfig& train, int threads);
+
 // "1h25m", "4m05s", "12.3s", "850ms".
 std::string format_seconds(double seconds);
 

@@ -13,6 +13,12 @@ struct TrainConfig {
   // Steps between checkpoints in the staging folder (docs/running.md); 0: about once a minute
   // of training. Checkpoints never change results.
   int checkpoint_every = 0;
+  // AdamW and the schedule (docs/transformer.md §4); the defaults are plain Adam with cosine
+  // decay from the first step, as Section 8 trains.
+  double beta2 = 0.999;
+  double weight_decay = 0;  // decoupled, on matrices only
+  int warmup_steps = 0;     // linear warm-up before the cosine decay
+  double clip = 0;          // the global gradient norm's limit; 0: no clipping
 };
 
 }  // namespace ufl::train

@@ -10,6 +10,7 @@
 #include "model/evaluate.hpp"
 #include "task/denoise_session.hpp"
 #include "train/adam.hpp"
+#include "train/clip.hpp"
 #include "train/minibatch_sampler.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/schedule.hpp"
@@ -62,6 +63,15 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
   TrainResult result;
   result.kernels = session.kernels();
   Adam adam(params.values.size());
+  adam.beta2 = settings.beta2;
+  adam.weight_decay = settings.weight_decay;
+  if (settings.weight_decay > 0) {
+    // Matrices only: not norms, biases, Σ (s) or gates (g), which are one row.
+    adam.decay.assign(params.values.size(), 0);
+    for (const model::ParameterSlice& slice : params.slices)
+      if (slice.rows > 1 && slice.cols > 1)
+        std::fill_n(adam.decay.begin() + slice.offset, slice.size(), 1);
+  }
   MinibatchSampler sampler(session.train_count(), seed);
   auto stopping = [&options] {
     return options.stop_requested != nullptr && options.stop_requested->load();
@@ -165,9 +175,8 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
       abandon_step();
       break;
     }
-    LossPoint point{step,
-                    cosine_learning_rate(step - 1, settings.steps, settings.lr, settings.lr_final),
-                    tape.value(session.loss()).data[0], session.task_loss(), session.penalty()};
+    LossPoint point{step, learning_rate_at(step, settings), tape.value(session.loss()).data[0],
+                    session.task_loss(), session.penalty()};
     if (!std::isfinite(point.loss)) {
       result.status = TrainStatus::kDiverged;
       result.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
@@ -180,6 +189,8 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
       abandon_step();
       break;
     }
+    if (settings.clip > 0)
+      clip_gradient_norm(params.grads.data(), params.grads.size(), settings.clip);
     adam.step(params.values.data(), params.grads.data(), point.learning_rate);
     if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
       result.status = TrainStatus::kDiverged;

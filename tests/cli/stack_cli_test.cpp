@@ -32,7 +32,9 @@ TEST_CASE("a deep run names its files by layer and measures every layer") {
   CHECK_FALSE(fs::exists(run + "/params/A.npy"));
   CHECK_FALSE(fs::exists(run + "/M_mean.npy"));  // a stack has no single M̄
   const auto config = nlohmann::json::parse(read_text(run + "/config.json"));
-  CHECK(config["model"] == nlohmann::json({{"depth", 3}, {"width", 8}, {"residual", true}}));
+  // Mixer blocks: no transformer keys (model.norm, model.mlp_ratio, …) in the config.
+  CHECK(config["model"] ==
+        nlohmann::json({{"block", "mixer"}, {"depth", 3}, {"width", 8}, {"residual", true}}));
   const auto metrics = nlohmann::json::parse(read_text(run + "/metrics.json"));
   for (const char* key : {"test_mse", "optimal_mse", "fixed_mse", "eta", "eta_fix", "row_mse",
                           "optimal_row_mse", "fixed_row_mse", "blank_routing", "key_routing",

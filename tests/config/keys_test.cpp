@@ -24,7 +24,8 @@ TEST_CASE("every key has a meaning, a unique path and a default that obeys its r
 }
 
 TEST_CASE("a default that follows another key says so; others show the spec's value") {
-  CHECK(default_of(*find_key("layer.rank")) == "dataset.n");
+  CHECK(default_of(*find_key("layer.rank")) ==
+        "dataset.n, or model.width / layer.heads in transformer blocks");
   CHECK(default_of(*find_key("dataset.noise")) == "0.5");
   CHECK(default_of(*find_key("dataset.freqs")) == "[2,5,9]");
 }

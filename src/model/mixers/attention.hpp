@@ -33,17 +33,39 @@ class AttentionMixer : public Mixer<T> {
             "an input-dependent M(X) whose rows are non-negative and sum to 1 (softmax)"};
   }
 
+  // In a transformer block, standard softmax attention (docs/transformer.md §3): W_q, W_k
+  // (D × r), S = (H·W_q)(H·W_k)ᵀ/√r, no position rows and no Σ.
   std::vector<TensorSpec> parameters(const LayerShape& shape, const LayerConfig&) const override {
+    if (shape.transformer) return {{"W_q", shape.d, shape.r}, {"W_k", shape.d, shape.r}};
     const int h = shape.homogeneous_dim();
     return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}};
   }
   // As the universal layer: the same draws, so both start from the same A and B at one seed.
   void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
                   data::Rng& rng) const override {
+    if (shape.transformer) {
+      for (MatrixMap<T>& matrix : params)
+        for (Eigen::Index e = 0; e < matrix.size(); ++e)
+          matrix.data()[e] = T(shape.init_std * rng.normal());
+      return;
+    }
     initialize_homogeneous_factors(params[kA], params[kB], shape, config, rng);
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
-                    const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
+                    const LayerShape& shape, LayerKernels kernels,
+                    bool with_penalty) const override {
+    if (shape.transformer) {
+      MixerGraph graph;
+      graph.kernel = "composite";
+      const Var queries = matmul(tape, h, params[0], false, false, "Q");
+      const Var keys = matmul(tape, h, params[1], false, false, "K");
+      const Var S = scale(tape, matmul(tape, queries, keys, false, true, "QKᵀ"),
+                          1.0 / std::sqrt(double(shape.r)), "S");
+      graph.M = shape.causal ? causal_softmax_rows(tape, S, "M") : softmax_rows(tape, S, "M");
+      graph.out = matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false,
+                         "branch");
+      return graph;
+    }
     return record_factorized(tape, h, params[kA], params[kB], params[kS], Var{}, w_v, kernels,
                              with_penalty);
   }

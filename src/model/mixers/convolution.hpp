@@ -72,8 +72,11 @@ class ConvolutionMixer : public Mixer<T> {
             "one band of " + std::to_string(config.kernel_width) + " taps, the same on every row"};
   }
 
-  std::vector<TensorSpec> parameters(const LayerShape&, const LayerConfig& config) const override {
-    return {{"taps", 1, config.kernel_width}};
+  // Causal (next_token): the band is centred, 2w − 1 taps, and the mask keeps offsets 0…w−1
+  // backwards; the w − 1 forward taps are masked out and never learn (docs/transformer.md §3).
+  std::vector<TensorSpec> parameters(const LayerShape& shape,
+                                     const LayerConfig& config) const override {
+    return {{"taps", 1, shape.causal ? 2 * config.kernel_width - 1 : config.kernel_width}};
   }
   // The unit impulse: M = I.
   void initialize(ParameterViews<T> params, const LayerShape&, const LayerConfig&,
@@ -83,8 +86,8 @@ class ConvolutionMixer : public Mixer<T> {
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels, bool) const override {
-    return record_fixed_operator(tape, h, toeplitz_band(tape, params[kTaps], shape.n), w_v,
-                                 kernels);
+    return record_fixed_operator(tape, h, toeplitz_band(tape, params[kTaps], shape.n), w_v, kernels,
+                                 shape);
   }
 };
 

@@ -81,9 +81,23 @@ Var fixed_branch(Tape<T>& tape, Var h, Var m, Var w_v, std::string name = "branc
   return tape.record(std::move(op), sh, std::move(name));
 }
 
+// A transformer head's branch (docs/transformer.md §3): M masked to its lower triangle when
+// causal, applied to the head's value slice, M·(H·W_v) (W_v is d×value_cols).
+template <class T>
+MixerGraph record_fixed_head(Tape<T>& tape, Var h, Var m, Var w_v, const LayerShape& shape) {
+  MixerGraph graph;
+  graph.kernel = "composite";
+  graph.M = shape.causal ? lower_triangular(tape, m, "M") : m;
+  graph.out =
+      matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");
+  return graph;
+}
+
 // The branch of an input-independent mixer whose operator `m` [1, n, n] is already on the tape.
 template <class T>
-MixerGraph record_fixed_operator(Tape<T>& tape, Var h, Var m, Var w_v, LayerKernels kernels) {
+MixerGraph record_fixed_operator(Tape<T>& tape, Var h, Var m, Var w_v, LayerKernels kernels,
+                                 const LayerShape& shape = {}) {
+  if (shape.transformer) return record_fixed_head(tape, h, m, w_v, shape);
   MixerGraph graph;
   graph.M = m;
   if (kernels != LayerKernels::kComposite) {

@@ -105,6 +105,8 @@ class FourierMixer : public Mixer<T> {
   }
   bool input_dependent() const override { return false; }
   bool has_factors() const override { return false; }
+  // A circulant filter mixes every position with every other: it has no causal form.
+  bool has_causal_form() const override { return false; }
   std::vector<std::string> config_keys() const override { return {}; }
   OperatorFamily operator_family(const LayerShape&, const LayerConfig&) const override {
     return {OperatorFamily::Fixed::kSymmetricCirculant, 0,

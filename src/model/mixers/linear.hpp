@@ -33,8 +33,8 @@ class LinearMixer : public Mixer<T> {
     params[kM].setIdentity();
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
-                    const LayerShape&, LayerKernels kernels, bool) const override {
-    return record_fixed_operator(tape, h, params[kM], w_v, kernels);
+                    const LayerShape& shape, LayerKernels kernels, bool) const override {
+    return record_fixed_operator(tape, h, params[kM], w_v, kernels, shape);
   }
 };
 

@@ -49,11 +49,12 @@ class LowrankMixer : public Mixer<T> {
     }
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
-                    const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
+                    const LayerShape& shape, LayerKernels kernels,
+                    bool with_penalty) const override {
     const Var sigma = softplus(tape, params[kS], "Sigma");
     const Var p_sigma = diag_scale(tape, params[kP], sigma, "P_Sigma");
     const Var m = matmul(tape, p_sigma, params[kQ], false, true, "M");
-    MixerGraph graph = record_fixed_operator(tape, h, m, w_v, kernels);
+    MixerGraph graph = record_fixed_operator(tape, h, m, w_v, kernels, shape);
     graph.U = params[kP];
     graph.V = params[kQ];
     if (with_penalty)

@@ -230,11 +230,14 @@ Var gram_penalty(Tape<T>& tape, Var factor, const std::string& name) {
 // Position rows of A and B from N(0, 1/n), content rows from N(0, c²/(n·d)), bias rows zero
 // (spec §2). Draw order: A's content rows, A's position rows, B's content rows, B's position
 // rows, row-major.
+// In a transformer block both are init_std, as GPT-2's matrices (docs/transformer.md §4).
 template <class T>
 void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerShape& shape,
                                     const LayerConfig& config, data::Rng& rng) {
-  const double content_std = config.content_init_scale / std::sqrt(double(shape.n) * shape.d);
-  const double position_std = 1.0 / std::sqrt(double(shape.n));
+  const double content_std = shape.transformer
+                                 ? shape.init_std
+                                 : config.content_init_scale / std::sqrt(double(shape.n) * shape.d);
+  const double position_std = shape.transformer ? shape.init_std : 1.0 / std::sqrt(double(shape.n));
   for (MatrixMap<T>* factor : {&a, &b}) {
     T* rows = factor->data();
     const std::size_t content = std::size_t(shape.d) * shape.r;
@@ -248,10 +251,31 @@ void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerS
 // γ = sigmoid(g); without a valid `g` the gate is open and M = softmax(S) (attention).
 template <class T>
 MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, Var w_v,
-                             LayerKernels kernels, bool with_penalty) {
+                             LayerKernels kernels, bool with_penalty,
+                             const LayerShape& shape = {}) {
   const Var sigma = softplus(tape, s, "Sigma");
   const Var gamma = g.valid() ? sigmoid(tape, g, "gamma") : Var{};
   MixerGraph graph;
+  if (shape.transformer) {
+    // A transformer head (docs/transformer.md §3): S/√r, masked when causal, on the head's
+    // value slice H·W_v; op by op (the fused kernels take square W_v and no mask).
+    graph.kernel = "composite";
+    graph.U = homogeneous_project(tape, h, a, "U");
+    graph.V = homogeneous_project(tape, h, b, "V");
+    const Var u_sigma = diag_scale(tape, graph.U, sigma, "U_Sigma");
+    const Var S = scale(tape, matmul(tape, u_sigma, graph.V, false, true, "UΣVᵀ"),
+                        1.0 / std::sqrt(double(shape.r)), "S");
+    const Var attention = shape.causal ? causal_softmax_rows(tape, S, "softmax_S")
+                                       : softmax_rows(tape, S, "softmax_S");
+    const Var linear = shape.causal ? lower_triangular(tape, S, "S_causal") : S;
+    graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
+    graph.out =
+        matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");
+    if (with_penalty)
+      graph.penalty =
+          add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
+    return graph;
+  }
   if (kernels != LayerKernels::kComposite) {
     // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
     // dense one; both take a learned or an open gate.
@@ -323,15 +347,18 @@ class UniversalMixer : public Mixer<T> {
     const int h = shape.homogeneous_dim();
     return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}, {"g", 1, 1}};
   }
-  // A and B as initialize_homogeneous_factors draws them; s and g zero.
+  // A and B as initialize_homogeneous_factors draws them; g zero (γ = ½); s zero, or in a
+  // transformer block softplus(s) = 1 (docs/transformer.md §4).
   void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
                   data::Rng& rng) const override {
     initialize_homogeneous_factors(params[kA], params[kB], shape, config, rng);
+    if (shape.transformer) params[kS].setConstant(T(std::log(std::expm1(1.0))));
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
-                    const LayerShape&, LayerKernels kernels, bool with_penalty) const override {
+                    const LayerShape& shape, LayerKernels kernels,
+                    bool with_penalty) const override {
     return record_factorized(tape, h, params[kA], params[kB], params[kS], params[kG], w_v, kernels,
-                             with_penalty);
+                             with_penalty, shape);
   }
 
   std::optional<double> gate(const ConstParameterViews<T>& params) const override {

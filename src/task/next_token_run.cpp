@@ -1,0 +1,127 @@
+// The next_token task inside `ufl train` and `ufl analyze` (docs/transformer.md): token data
+// (text or mqar), a model with token and position embeddings and a tied head, and at the end the
+// validation loss in nats and bits, the accuracy, and what each head became.
+#include "task/next_token_run.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+#include "analysis/block_heads.hpp"
+#include "interrupt/stop_request.hpp"
+#include "model/initialize.hpp"
+#include "results/run_writer.hpp"
+#include "task/next_token_session.hpp"
+#include "task/registry.hpp"
+
+namespace ufl::task {
+namespace {
+
+class NextTokenRun : public TaskRun {
+ public:
+  explicit NextTokenRun(const config::Config& config)
+      : config_(config),
+        data_(data::generate_tokens(config.dataset, config.dataset_seed)),
+        model_(config.dataset.n, 0, config.model, config.layer, int(data_.vocab.size()), true) {
+    model::initialize(model_, config.seed);
+  }
+
+  model::Model<float>& model() override { return model_; }
+  train::Session& session() override {
+    if (!session_)
+      session_ = std::make_unique<NextTokenSession>(data_, model_, config_.train.batch_size);
+    return *session_;
+  }
+  train::EvaluationProbe* probe() override { return nullptr; }
+  std::string describe() const override {
+    const config::Config& c = config_;
+    return fmt::format(
+        "{} data ({} tokens, vocabulary {}), {} mixer, n={}, {} {} block{} of "
+        "width {} with {} head{}, {} parameters",
+        c.dataset.kind, data_.train.stream.size() + data_.validation.stream.size(),
+        data_.vocab.size(), c.layer.mixer, c.dataset.n, c.model.depth, c.model.block,
+        c.model.depth == 1 ? "" : "s", c.model.width, c.layer.heads, c.layer.heads == 1 ? "" : "s",
+        model_.params.values.size());
+  }
+  void write_curves(const std::filesystem::path& folder,
+                    const train::TrainResult& training) override {
+    results::write_loss_curve(folder, training.curve, task(config_.task.kind));
+  }
+  nlohmann::json analyze(const std::filesystem::path& folder) override {
+    TokenEvaluator evaluator(model_, data_.validation.count());
+    const TokenScores scores = evaluator.score(data_.validation);
+    interrupt::throw_if_stop_requested("analysis");
+    nlohmann::json metrics;
+    metrics["task"] = config_.task.kind;
+    metrics["dataset"] = config_.dataset.kind;
+    metrics["mixer"] = config_.layer.mixer;
+    metrics["block"] = config_.model.block;
+    metrics["depth"] = config_.model.depth;
+    metrics["width"] = model_.width;
+    metrics["heads"] = config_.layer.heads;
+    metrics["vocab"] = data_.vocab.size();
+    metrics["parameters"] = model_.params.values.size();
+    metrics["validation_loss"] = scores.loss;
+    metrics["validation_bits"] = scores.loss / std::numbers::ln2;
+    metrics["validation_accuracy"] = scores.accuracy;
+    metrics["validation_windows"] = data_.validation.count();
+    metrics["layers"] =
+        analyze_heads(model_, data_.validation, analysis::kHeadWindows, config_.analysis, folder);
+    return metrics;
+  }
+  std::vector<std::string> report(const nlohmann::json& metrics) const override {
+    std::vector<std::string> lines;
+    lines.push_back(fmt::format(
+        "validation loss {:.4f} nats ({:.4f} bits) per token, accuracy {:.3f}, over {} windows",
+        metrics.value("validation_loss", 0.0), metrics.value("validation_bits", 0.0),
+        metrics.value("validation_accuracy", 0.0), metrics.value("validation_windows", 0)));
+    const std::string heads = analysis::heads_text(metrics);
+    if (!heads.empty()) lines.push_back("heads became: " + heads);
+    return lines;
+  }
+  void write_inputs(const std::filesystem::path& folder) const override {
+    results::write_json(folder / "vocab.json", data_.vocab);
+  }
+  nlohmann::json data_record() const override {
+    nlohmann::json record = nlohmann::json::object();
+    if (!data_.files.empty()) record["files"] = data_.files;
+    if (!data_.skipped_files.empty()) record["skipped_files"] = data_.skipped_files;
+    return record;
+  }
+
+ private:
+  config::Config config_;
+  data::TokenDataset data_;
+  model::Model<float> model_;
+  std::unique_ptr<NextTokenSession> session_;
+};
+
+}  // namespace
+
+nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
+                             const analysis::AnalysisConfig& thresholds,
+                             const std::filesystem::path& folder) {
+  windows = std::min(windows, split.count());
+  std::vector<std::vector<std::vector<Eigen::MatrixXd>>> matrices;
+  TokenEvaluator evaluator(model, windows);
+  evaluator.score(split, windows,
+                  [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+                    std::vector<std::vector<const float*>> head_m;
+                    for (const model::BlockGraph& block : graph.model.blocks) {
+                      head_m.emplace_back();
+                      for (const model::MixerGraph& head : block.heads)
+                        head_m.back().push_back(tape.value(head.M).sample(slot));
+                    }
+                    analysis::add_head_window(matrices, head_m, model.n);
+                  });
+  interrupt::throw_if_stop_requested("analysis");
+  return analysis::block_heads(model, matrices, thresholds, folder);
+}
+
+std::unique_ptr<TaskRun> start_next_token(const config::Config& config, const std::string&) {
+  return std::make_unique<NextTokenRun>(config);
+}
+
+}  // namespace ufl::task

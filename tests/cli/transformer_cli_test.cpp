@@ -1,0 +1,162 @@
+// Transformer runs end to end, as a user runs them (docs/transformer.md): a tiny character-level
+// run on a text file writes its run folder, `ufl sample` prints text deterministically for a
+// seed, `ufl analyze` re-scores it, mqar and induction train, and every bad input gets one line
+// and exit 2.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace ufl::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small English text, repeated so that both splits hold more than ten windows of n + 1 = 17.
+std::string write_corpus(const TemporaryFolder& folder) {
+  const std::string path = folder / "corpus.txt";
+  std::ofstream file(path);
+  for (int k = 0; k < 40; ++k)
+    file << "The quick brown fox jumps over the lazy dog. A stitch in time saves nine.\n";
+  return path;
+}
+
+const std::string kTinyText =
+    " --set dataset.n=16 --set model.width=16 --set model.depth=2 --set layer.heads=2"
+    " --set train.steps=30 --set train.batch_size=4 --set train.eval_every=10"
+    " --set train.warmup_steps=5 --set dataset.val_windows=20 -q";
+
+}  // namespace
+
+TEST_CASE("a tiny text run writes its run folder, and ufl sample continues a prompt") {
+  TemporaryFolder folder;
+  const std::string corpus = write_corpus(folder), out = folder / "text";
+  const CommandResult result =
+      run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " + out +
+              kTinyText);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  for (const char* file : {"config.json", "manifest.json", "metrics.json", "loss.csv", "vocab.json",
+                           "params/E.npy", "params/P.npy", "params/block1/W_o.npy",
+                           "params/block2/head2/A.npy", "heads/block2_head1.npy"})
+    CHECK_MESSAGE(fs::exists(fs::path(out) / file), file);
+  const auto metrics = nlohmann::json::parse(read_text(fs::path(out) / "metrics.json"));
+  for (const char* key :
+       {"validation_loss", "validation_bits", "validation_accuracy", "parameters", "layers"})
+    CHECK_MESSAGE(metrics.contains(key), key);
+  CHECK(metrics["layers"].size() == 2);
+  CHECK(metrics["layers"][0]["heads"].size() == 2);
+  const std::string curve = read_text(fs::path(out) / "loss.csv");
+  CHECK(curve.rfind("step,lr,loss,train_loss,orthogonality,val_loss,train_bits,val_bits\n", 0) ==
+        0);
+  const auto vocab = nlohmann::json::parse(read_text(fs::path(out) / "vocab.json"));
+  CHECK(vocab.size() == 31);  // the distinct characters of the corpus, newline included
+
+  const CommandResult first = run_ufl("sample " + out + " --prompt 'The qu' --length 40 --seed 3");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.output.rfind("The qu", 0) == 0);
+  CHECK(first.output.size() > 40);
+  const CommandResult again =
+      run_ufl("sample " + out + " --prompt 'The qu' --length 40 --seed 3 --threads 1");
+  CHECK(again.output == first.output);
+
+  const CommandResult outside = run_ufl("sample " + out + " --prompt 'Zebra'");
+  CHECK(outside.exit_code == 2);
+  CHECK(outside.output.find("'Z' (U+005A) is not in the vocabulary") != std::string::npos);
+
+  const CommandResult analyzed = run_ufl("analyze " + out + " -q");
+  INFO(analyzed.output);
+  CHECK(analyzed.exit_code == 0);
+}
+
+TEST_CASE("a text run is bit-identical at 1 and 2 threads") {
+  TemporaryFolder folder;
+  const std::string corpus = write_corpus(folder);
+  for (const char* threads : {"1", "2"})
+    REQUIRE(run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                    folder / threads + " --threads " + threads + kTinyText)
+                .exit_code == 0);
+  for (const char* file : {"loss.csv", "params/E.npy", "params/block2/W_2.npy", "metrics.json"})
+    CHECK_MESSAGE(
+        read_text(fs::path(folder / "1") / file) == read_text(fs::path(folder / "2") / file), file);
+}
+
+TEST_CASE("mqar and induction train with transformer blocks") {
+  TemporaryFolder folder;
+  const CommandResult mqar =
+      run_ufl("train configs/transformer/mqar.json --out " + folder / "mqar" +
+              " --set dataset.train_size=64 --set dataset.test_size=16 --set dataset.n=32"
+              " --set train.steps=10 --set train.warmup_steps=2 --set train.batch_size=4"
+              " --set train.eval_every=5 -q");
+  INFO(mqar.output);
+  CHECK(mqar.exit_code == 0);
+  const CommandResult induction =
+      run_ufl("train configs/transformer/induction.json --out " + folder / "induction" +
+              " --set dataset.train_size=64 --set dataset.test_size=16 --set dataset.n=16"
+              " --set train.steps=10 --set train.warmup_steps=2 --set train.batch_size=4"
+              " --set train.eval_every=5 -q");
+  INFO(induction.output);
+  CHECK(induction.exit_code == 0);
+  const auto metrics =
+      nlohmann::json::parse(read_text(fs::path(folder / "induction") / "metrics.json"));
+  CHECK(metrics.contains("eta_fix"));
+  CHECK(metrics.contains("row_mse"));
+  CHECK(metrics["layers"][1]["heads"].size() == 2);
+}
+
+TEST_CASE("bad transformer inputs: one line each, exit 2, nothing written") {
+  TemporaryFolder folder;
+  const std::string corpus = write_corpus(folder);
+  const std::string out = folder / "bad";
+  struct Case {
+    std::string arguments, message;
+  };
+  const std::vector<Case> cases = {
+      {"--set layer.heads=3", "layer.heads must be a divisor of model.width = 16"},
+      {"--set layer.mixer=fourier", "a mixer with a causal form"},
+      {"--set model.block=mixer", "layer.heads belongs to block 'transformer'"},
+      {"--set dataset.kind=local", "dataset.path belongs to dataset kind 'text'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.arguments);
+    const CommandResult result =
+        run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                out + kTinyText + " " + c.arguments);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.find(c.message) != std::string::npos);
+    CHECK(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+    CHECK(!fs::exists(out));
+  }
+  const CommandResult denoise_sample = run_ufl("sample " + folder.path.string() + " --prompt a");
+  CHECK(denoise_sample.exit_code == 2);
+}
+
+TEST_CASE("a task reads its own kind of data, and next_token needs transformer blocks") {
+  TemporaryFolder folder;
+  const std::string corpus = write_corpus(folder);
+  struct Case {
+    std::string config, message;
+  };
+  const std::vector<Case> cases = {
+      {R"({"task": {"kind": "next_token"}, "dataset": {"kind": "local"}})",
+       "task.kind must be denoise for dataset.kind = \"local\" (next_token reads text, mqar)"},
+      {R"({"dataset": {"kind": "mqar"}})",
+       "must be next_token for dataset.kind = \"mqar\" (denoise reads local, global, periodic, "
+       "lowrank, induction)"},
+      {R"({"task": {"kind": "next_token"}, "dataset": {"kind": "text", "path": ")" + corpus +
+           R"("}})",
+       "next_token needs model.block = \"transformer\""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.config);
+    const std::string path = folder / "config.json";
+    std::ofstream(path) << c.config;
+    const CommandResult result = run_ufl("train " + path + " --out " + folder / "run");
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.find(c.message) != std::string::npos);
+    CHECK(!fs::exists(folder / "run"));
+  }
+}

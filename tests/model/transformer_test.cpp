@@ -1,0 +1,187 @@
+// Transformer blocks (docs/transformer.md §1, §3): the whole model — token and position
+// embeddings, pre-norm blocks of heads and MLP, the final norm and the tied head with the
+// cross-entropy — differentiated by the tape against central differences in double, for every
+// mixer with a causal form and both norms; causal models do not look ahead; float input under
+// the denoise task works the same way.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "data/rng.hpp"
+#include "model/initialize.hpp"
+#include "model/loss.hpp"
+#include "model/mixers/registry.hpp"
+#include "model/model.hpp"
+#include "tape/ops.hpp"
+
+using namespace ufl;
+using namespace ufl::model;
+
+namespace {
+
+Model<double> transformer(const std::string& mixer, const std::string& norm, int vocab, int n = 5,
+                          int width = 4, int heads = 2, int depth = 2, bool causal = true) {
+  ModelConfig stack;
+  stack.block = "transformer";
+  stack.depth = depth;
+  stack.width = width;
+  stack.norm = norm;
+  stack.mlp_ratio = 2;
+  LayerConfig layer;
+  layer.mixer = mixer;
+  layer.heads = heads;
+  layer.rank = width / heads;
+  layer.kernel_width = 3;
+  return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer, vocab, causal);
+}
+
+// The model's loss: the tied head's cross-entropy (tokens) or the MSE (floats), on `batch`
+// random samples; its relative gradient error over every parameter.
+double gradient_error(Model<double> model, int batch, std::uint64_t seed) {
+  data::Rng rng(seed, data::Stream::kMonteCarlo);
+  for (double& value : model.params.values) value = 0.5 * rng.normal();
+  Tape<double> tape;
+  const ModelGraph<double> graph = record_model(tape, model, batch, true);
+  Var loss;
+  std::vector<Var> token_inputs;
+  Var target;
+  if (model.tokens()) {
+    const Var next = tape.input(Shape{batch, model.n, 1}, "next");
+    const Var weights = tape.input(Shape{batch, model.n, 1}, "weights");
+    const CrossEntropyGraph entropy =
+        tied_cross_entropy(tape, graph.y, graph.token_table, next, weights);
+    loss = column_mean(tape, entropy.loss, 0, "loss");
+    token_inputs = {graph.x, next};
+    tape.plan();
+    for (Var ids : token_inputs) {
+      auto tensor = tape.value(ids);
+      for (std::size_t e = 0; e < tensor.size(); ++e)
+        tensor.data[e] = double(rng.below(model.vocab));
+    }
+    auto w = tape.value(weights);
+    for (std::size_t e = 0; e < w.size(); ++e) w.data[e] = e % 3 == 1 ? 0.0 : 1.0;
+  } else {
+    const LossGraph<double> mse = record_loss(tape, graph, 0.0);
+    loss = mse.loss;
+    tape.plan();
+    for (Var input : {graph.x, mse.target}) {
+      auto tensor = tape.value(input);
+      for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = rng.normal();
+    }
+  }
+  tape.forward();
+  tape.backward(loss);
+  const std::vector<double> analytic = model.params.grads;
+  double max_error = 0, max_numeric = 0;
+  for (std::size_t e = 0; e < model.params.values.size(); ++e) {
+    const double original = model.params.values[e];
+    const double step = 1e-6 * std::max(1.0, std::abs(original));
+    model.params.values[e] = original + step;
+    tape.forward();
+    const double plus = tape.value(loss).data[0];
+    model.params.values[e] = original - step;
+    tape.forward();
+    const double minus = tape.value(loss).data[0];
+    model.params.values[e] = original;
+    const double numeric = (plus - minus) / (2 * step);
+    max_error = std::max(max_error, std::abs(numeric - analytic[e]));
+    max_numeric = std::max(max_numeric, std::abs(numeric));
+  }
+  return max_error / max_numeric;
+}
+
+// The final norm's output for one window of tokens.
+Eigen::MatrixXd outputs(Model<double>& model, const std::vector<int>& tokens) {
+  Tape<double> tape;
+  const ModelGraph<double> graph = record_model(tape, model, 1, false);
+  tape.plan();
+  for (int i = 0; i < model.n; ++i) tape.value(graph.x).data[i] = tokens[i];
+  tape.forward();
+  return tape.value(graph.y).view(0);
+}
+
+}  // namespace
+
+TEST_CASE("next_token: every causal mixer's transformer has exact gradients, both norms") {
+  for (const Mixer<double>* mixer : mixers<double>()) {
+    if (!mixer->has_causal_form()) continue;
+    for (const char* norm : {"layernorm", "rmsnorm"}) {
+      CAPTURE(std::string(mixer->name()));
+      CAPTURE(norm);
+      CHECK(gradient_error(transformer(std::string(mixer->name()), norm, 7), 3, 21) <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("one head and one block: exact gradients too") {
+  Model<double> model = transformer("universal", "layernorm", 6, 4, 4, 1, 1);
+  CHECK(gradient_error(std::move(model), 2, 5) <= 1e-6);
+}
+
+TEST_CASE("denoise with transformer blocks (float input, no embedding or head): exact gradients") {
+  for (const char* mixer : {"universal", "attention"})
+    CHECK(gradient_error(transformer(mixer, "layernorm", 0, 6, 4, 2, 2, false), 2, 9) <= 1e-6);
+}
+
+TEST_CASE("a causal model's output at position i does not change when later tokens change") {
+  for (const Mixer<double>* mixer : mixers<double>()) {
+    if (!mixer->has_causal_form()) continue;
+    CAPTURE(std::string(mixer->name()));
+    Model<double> model = transformer(std::string(mixer->name()), "layernorm", 9, 8, 4, 2, 2);
+    data::Rng rng(3, data::Stream::kMonteCarlo);
+    for (double& value : model.params.values) value = 0.5 * rng.normal();
+    const std::vector<int> tokens = {1, 4, 2, 8, 0, 5, 7, 3};
+    const Eigen::MatrixXd base = outputs(model, tokens);
+    for (int changed = 1; changed < 8; ++changed) {
+      std::vector<int> other = tokens;
+      for (int j = changed; j < 8; ++j) other[j] = (other[j] + 1 + j) % 9;
+      const Eigen::MatrixXd moved = outputs(model, other);
+      CAPTURE(changed);
+      // Positions before the change see the same tokens: bit-identical outputs.
+      CHECK(base.topRows(changed) == moved.topRows(changed));
+      // And the change does reach the positions that can see it.
+      CHECK((base.bottomRows(8 - changed) - moved.bottomRows(8 - changed)).norm() > 0);
+    }
+  }
+}
+
+TEST_CASE("transformer parameters: names per block and head, GPT-2 initialisation") {
+  Model<double> model = transformer("attention", "layernorm", 10, 6, 8, 2, 3);
+  initialize(model, 1);
+  std::vector<std::string> names;
+  for (const ParameterSlice& slice : model.params.slices) names.push_back(slice.name);
+  CHECK(names.front() == "E");
+  CHECK(names[1] == "P");
+  CHECK(std::find(names.begin(), names.end(), "block2/head1/W_q") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "block3/W_o") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "block1/mlp/W_1") == names.end());
+  CHECK(std::find(names.begin(), names.end(), "block1/W_1") != names.end());
+  CHECK(names.back() == "final_norm_bias");
+  for (const ParameterSlice& slice : model.params.slices) {
+    const ConstMatrixMap<double> values =
+        std::as_const(model.params).matrix(int(&slice - model.params.slices.data()));
+    if (slice.tensor.find("gain") != std::string::npos) CHECK(values.isOnes());
+    if (slice.tensor.find("bias") != std::string::npos || slice.tensor.rfind("b_", 0) == 0)
+      CHECK(values.isZero());
+    if (slice.tensor == "E" || slice.tensor == "W_1") {
+      const double std = std::sqrt(values.squaredNorm() / double(values.size()));
+      CHECK(std == doctest::Approx(0.02).epsilon(0.25));
+    }
+    if (slice.tensor == "W_o" || slice.tensor == "W_2") {  // 0.02/√(2L), L = 3
+      const double std = std::sqrt(values.squaredNorm() / double(values.size()));
+      CHECK(std == doctest::Approx(0.02 / std::sqrt(6.0)).epsilon(0.35));
+    }
+  }
+}
+
+TEST_CASE("universal heads start with softplus(s) = 1 and γ = ½") {
+  Model<double> model = transformer("universal", "layernorm", 10, 6, 8, 2, 1);
+  initialize(model, 2);
+  for (const ParameterSlice& slice : model.params.slices) {
+    const ConstMatrixMap<double> values =
+        std::as_const(model.params).matrix(int(&slice - model.params.slices.data()));
+    if (slice.tensor == "head1/s") CHECK(std::log1p(std::exp(values(0, 0))) == doctest::Approx(1));
+    if (slice.tensor == "head2/g") CHECK(values(0, 0) == 0.0);
+  }
+}
