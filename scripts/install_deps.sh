@@ -4,7 +4,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(cmake g++ make git
           libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
-          python3-numpy python3-matplotlib)
+          python3-numpy python3-matplotlib
+          fortunes)  # the default corpus of configs/transformer/text.json
 # The PyTorch peer of bench/ only; OpenBLAS so that torch does not fall back to the reference BLAS.
 if [ "${UFL_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch libopenblas0-pthread); fi
 # The libFuzzer targets of fuzz/ (CI, scripts/fuzz.sh) need clang and its runtime.

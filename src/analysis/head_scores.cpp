@@ -109,11 +109,16 @@ nlohmann::json head_scores(const std::vector<Eigen::MatrixXd>& windows, std::opt
     if (fit.share >= kHeadFitShare && (chosen == nullptr || fit.parameters < chosen->parameters))
       chosen = &fit;
   }
+  // An input-dependent head is described by that first: a fit of its mean M̄ by a fixed family
+  // says little about the M(X) it computes.
   const bool content = scores["iota"].get<double>() >= thresholds.iota_min;
+  scores["input_dependent"] = content;
   nlohmann::json closest = nlohmann::json::object();
-  if (content && stochastic) {
-    closest["family"] = "attention";
-    closest["rule"] = "input-dependent (ι ≥ analysis.iota_min) with rows of M̄ ≥ 0 summing to 1";
+  if (content) {
+    closest["family"] = stochastic ? "attention" : "input-dependent";
+    closest["rule"] = stochastic ? "ι ≥ analysis.iota_min and rows of M̄ ≥ 0 summing to 1"
+                                 : "ι ≥ analysis.iota_min; rows of M̄ not a distribution (a "
+                                   "linear branch)";
   } else if (chosen != nullptr) {
     closest["family"] = chosen->family;
     closest["size"] = chosen->size;
@@ -134,7 +139,7 @@ std::string head_kind(const nlohmann::json& scores) {
   if (!scores.contains("iota")) return "none";
   const nlohmann::json closest = scores.value("closest", nlohmann::json::object());
   const std::string family = closest.value("family", std::string());
-  if (family == "attention") return "content";
+  if (scores.value("input_dependent", false)) return "content";
   if (scores.value("dominant_share", 0.0) >= 0.5) {
     const int offset = scores.value("dominant_offset", -1);
     return offset == 0   ? "self"

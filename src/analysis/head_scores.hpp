@@ -21,7 +21,7 @@ nlohmann::json head_scores(const std::vector<Eigen::MatrixXd>& windows, std::opt
                            const AnalysisConfig& thresholds);
 
 // One word for tables and figures, from head_scores' output: "content" (input-dependent, ι ≥
-// iota_min), "self", "previous-token" or "offset k" (one offset holds half of ‖M̄‖² or more),
+// iota_min, whether its rows are softmax distributions or blend in a linear branch), "self", "previous-token" or "offset k" (one offset holds half of ‖M̄‖² or more),
 // "local" (a causal band),
 // "low-rank", or "none".
 std::string head_kind(const nlohmann::json& scores);

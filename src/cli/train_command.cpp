@@ -24,6 +24,7 @@
 #include "io/io_error.hpp"
 #include "io/run_folder.hpp"
 #include "io/stale_staging.hpp"
+#include "results/figures.hpp"
 #include "results/run_writer.hpp"
 #include "task/registry.hpp"
 #include "task/run.hpp"
@@ -398,6 +399,9 @@ int run_train(const TrainArguments& arguments) {
     metrics["complete"] = true;
     metrics["steps_done"] = training.steps_done;
     results::write_json(staging / "metrics.json", metrics);
+    for (const std::string& script : run->figure_scripts())
+      if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
+        spdlog::warn("{}", problem);
     fs::remove(staging / "checkpoint.bin");
     const double wall_seconds = finish(training);
 

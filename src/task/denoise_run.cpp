@@ -67,6 +67,10 @@ class DenoiseRun : public TaskRun {
     for (const analysis::NamedArray& array : analysis.arrays) results::write_array(folder, array);
     return analysis.metrics;
   }
+  std::vector<std::string> figure_scripts() const override {
+    if (model_.blocks.empty()) return {};  // Section 8 and 7 draw theirs in their reports
+    return {"head_map.py"};
+  }
   std::vector<std::string> report(const nlohmann::json& metrics) const override {
     std::vector<std::string> lines;
     lines.push_back(fmt::format(

@@ -81,6 +81,7 @@ class NextTokenRun : public TaskRun {
     if (!heads.empty()) lines.push_back("heads became: " + heads);
     return lines;
   }
+  std::vector<std::string> figure_scripts() const override { return {"head_map.py"}; }
   void write_inputs(const std::filesystem::path& folder) const override {
     results::write_json(folder / "vocab.json", data_.vocab);
   }

@@ -2,21 +2,18 @@
 
 #include <stdexcept>
 
-#include "task/denoise_run.hpp"
-#include "task/next_token_run.hpp"
-
 namespace ufl::task {
 
 const std::vector<TaskRecord>& tasks() {
   static const std::vector<TaskRecord> table = {
-      {"denoise",
+      {TaskId::kDenoise, "denoise",
        "recover the clean C from the noisy X of a synthetic kind; mean squared error "
        "(docs/experiment.md)",
-       "mse", "test_mse", false, false, start_denoise},
-      {"next_token",
+       "mse", "test_mse", false, false},
+      {TaskId::kNextToken, "next_token",
        "predict each next token of text or mqar sequences through a tied output head; "
        "cross-entropy in nats (docs/transformer.md)",
-       "train_loss", "val_loss", true, true, start_next_token},
+       "train_loss", "val_loss", true, true},
   };
   return table;
 }
@@ -36,10 +33,6 @@ std::string task_names() {
   std::string names;
   for (const TaskRecord& record : tasks()) names += (names.empty() ? "" : ", ") + record.name;
   return names;
-}
-
-std::unique_ptr<TaskRun> start_run(const config::Config& config, const std::string& data_dir) {
-  return task(config.task.kind).start(config, data_dir);
 }
 
 }  // namespace ufl::task

@@ -3,21 +3,16 @@
 // loss on the tape, the held-out metric and the columns of loss.csv. Each task is one record here;
 // the code behind a record is in its own files (task/denoise_*.cpp, task/next_token_*.cpp), and no
 // other file knows which loss is in use or compares task names.
-#include <memory>
 #include <string>
 #include <vector>
 
-namespace ufl::config {
-struct Config;
-}
-
 namespace ufl::task {
 
-class TaskRun;  // task/run.hpp
-using StartRun = std::unique_ptr<TaskRun> (*)(const config::Config& config,
-                                              const std::string& data_dir);
+// Which task a record is, for the one switch that starts its run (task/run.cpp).
+enum class TaskId { kDenoise, kNextToken };
 
 struct TaskRecord {
+  TaskId id;
   std::string name;     // the value of task.kind
   std::string summary;  // one line for --describe and the docs
   // loss.csv: step,lr,loss,<loss_column>,orthogonality,<metric_column>[,train_bits,val_bits].
@@ -27,8 +22,6 @@ struct TaskRecord {
   bool bits = false;
   // Reads token data (dataset kinds with a token record) rather than float samples.
   bool tokens = false;
-  // Reads or draws the data and builds the model (task/run.hpp).
-  StartRun start = nullptr;
 };
 
 const std::vector<TaskRecord>& tasks();

@@ -37,6 +37,8 @@ class TaskRun {
   virtual std::vector<std::string> report(const nlohmann::json& metrics) const = 0;
   // Files the run folder needs beside the parameters from the start (next_token: vocab.json).
   virtual void write_inputs(const std::filesystem::path&) const {}
+  // The scripts/ that draw this run's figures from its folder (results/figures.hpp).
+  virtual std::vector<std::string> figure_scripts() const { return {}; }
   // The manifest's record of the data read (next_token text: the files read and skipped).
   virtual nlohmann::json data_record() const { return nlohmann::json::object(); }
 };

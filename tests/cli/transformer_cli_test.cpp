@@ -38,9 +38,11 @@ TEST_CASE("a tiny text run writes its run folder, and ufl sample continues a pro
               kTinyText);
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  for (const char* file : {"config.json", "manifest.json", "metrics.json", "loss.csv", "vocab.json",
-                           "params/E.npy", "params/P.npy", "params/block1/W_o.npy",
-                           "params/block2/head2/A.npy", "heads/block2_head1.npy"})
+  for (const char* file :
+       {"config.json", "manifest.json", "metrics.json", "loss.csv", "vocab.json", "params/E.npy",
+        "params/P.npy", "params/block1/W_o.npy", "params/block2/head2/A.npy",
+        "heads/block2_head1.npy",
+        "heads.png"})  // drawn by scripts/head_map.py (Matplotlib, CI installs it)
     CHECK_MESSAGE(fs::exists(fs::path(out) / file), file);
   const auto metrics = nlohmann::json::parse(read_text(fs::path(out) / "metrics.json"));
   for (const char* key :
