@@ -57,13 +57,13 @@ def main():
             if k == 0:
                 axis.set_ylabel("query position i", fontsize=8)
             axis.tick_params(labelsize=7)
-    title = f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄ per block and head"
+    title = f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄\nper block and head"
     if "validation_loss" in metrics:
-        title += f" (validation loss {metrics['validation_loss']:.3f} nats/token)"
+        title += f", validation loss {metrics['validation_loss']:.3f} nats/token"
     elif "test_mse" in metrics:
-        title += f" (test MSE {metrics['test_mse']:.3f})"
+        title += f", test MSE {metrics['test_mse']:.3f}"
     figure.suptitle(title, fontsize=11)
-    figure.tight_layout(rect=(0, 0, 1, 0.97))
+    figure.tight_layout(rect=(0, 0, 1, 0.94))
     out = args.out or os.path.join(args.run, "heads")
     for extension in ("png", "svg"):
         figure.savefig(f"{out}.{extension}", dpi=110)

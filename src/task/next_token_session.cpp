@@ -35,8 +35,10 @@ void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSp
   }
 }
 
+// 16 windows per pass: one window's forward values are ~6 MB at the reference configuration,
+// and the results do not depend on the chunk (each window is computed on its own).
 TokenEvaluator::TokenEvaluator(model::Model<float>& model, int max_windows)
-    : chunk_(std::max(1, std::min(max_windows, 64))) {
+    : chunk_(std::max(1, std::min(max_windows, kTokenChunk))) {
   graph_ = record_token_graph(tape_, model, chunk_, false);
   tape_.plan();
 }

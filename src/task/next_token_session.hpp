@@ -23,6 +23,9 @@ TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int
 void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSplit& split, int s,
                  int slot);
 
+// Windows per forward pass of the evaluation tape (train/transformer_estimate.cpp counts it).
+inline constexpr int kTokenChunk = 16;
+
 // Validation loss and accuracy over every window of a split, in fixed order (the same at any
 // thread count), and the per-window outputs for the analysis.
 struct TokenScores {

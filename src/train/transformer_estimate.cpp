@@ -50,10 +50,12 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
                                " × model.depth = " + number(depth) + " × (" + width_text + ", " +
                                n_text + "², model.mlp_ratio, layer.heads)",
                            {"train.batch_size", "model.depth", "model.width", "dataset.n"}};
+  // The session's evaluation tape and, at the end, the analysis's: 16 windows per pass each
+  // (task/next_token_session.hpp), forward values only.
   const double evaluation_chunk = 16;
   MemoryPart evaluation{"evaluation",
-                        evaluation_chunk * per_sample * kFloat,
-                        number(evaluation_chunk) + " windows at a time",
+                        2 * evaluation_chunk * per_sample * kFloat,
+                        "2 tapes × " + number(evaluation_chunk) + " windows at a time",
                         {"model.width", "dataset.n"}};
   const double per_block_parameters =
       h * (2 * (D + n + 1) * r + r + 1 + D * D / h) + D * D + 2 * D * hidden + hidden + 5 * D;

@@ -31,9 +31,32 @@ inline RecordedModel record_with_random_inputs(Tape<double>& tape, model::Model<
   return recorded;
 }
 
-// Relative error (max |analytic − numeric| / max |numeric|) of the tape's gradient of the loss
-// against central differences, over every parameter of the model, whose values are drawn as
-// 0.5·N(0, 1) (a gate logit g, where the mixer has one, is set to `gate_logit`).
+// Relative error (max |analytic − numeric| / max |numeric|) of the gradients the last
+// backward(loss) left in `params` against central differences of `loss` over every parameter.
+inline double parameter_gradient_error(model::Parameters<double>& params, Tape<double>& tape,
+                                       Var loss) {
+  const std::vector<double> analytic = params.grads;
+  double max_error = 0, max_numeric = 0;
+  for (std::size_t e = 0; e < params.values.size(); ++e) {
+    const double original = params.values[e];
+    const double step = 1e-6 * std::max(1.0, std::abs(original));
+    params.values[e] = original + step;
+    tape.forward();
+    const double plus = tape.value(loss).data[0];
+    params.values[e] = original - step;
+    tape.forward();
+    const double minus = tape.value(loss).data[0];
+    params.values[e] = original;
+    const double numeric = (plus - minus) / (2 * step);
+    max_error = std::max(max_error, std::abs(numeric - analytic[e]));
+    max_numeric = std::max(max_numeric, std::abs(numeric));
+  }
+  return max_error / max_numeric;
+}
+
+// The model's loss on random data against central differences, over every parameter of the
+// model, whose values are drawn as 0.5·N(0, 1) (a gate logit g, where the mixer has one, is set
+// to `gate_logit`).
 inline double model_gradient_error(model::Model<double> model, int batch, double gate_logit,
                                    std::uint64_t seed, model::LayerKernels kernels) {
   data::Rng rng(seed, data::Stream::kMonteCarlo);
@@ -42,26 +65,9 @@ inline double model_gradient_error(model::Model<double> model, int batch, double
     if (slice.tensor == "g") model.params.values[slice.offset] = gate_logit;
   Tape<double> tape;
   const RecordedModel recorded = record_with_random_inputs(tape, model, batch, 0.3, kernels, rng);
-  const Var loss = recorded.loss.loss;
   tape.forward();
-  tape.backward(loss);
-  const std::vector<double> analytic = model.params.grads;
-  double max_error = 0, max_numeric = 0;
-  for (std::size_t e = 0; e < model.params.values.size(); ++e) {
-    const double original = model.params.values[e];
-    const double step = 1e-6 * std::max(1.0, std::abs(original));
-    model.params.values[e] = original + step;
-    tape.forward();
-    const double plus = tape.value(loss).data[0];
-    model.params.values[e] = original - step;
-    tape.forward();
-    const double minus = tape.value(loss).data[0];
-    model.params.values[e] = original;
-    const double numeric = (plus - minus) / (2 * step);
-    max_error = std::max(max_error, std::abs(numeric - analytic[e]));
-    max_numeric = std::max(max_numeric, std::abs(numeric));
-  }
-  return max_error / max_numeric;
+  tape.backward(recorded.loss.loss);
+  return parameter_gradient_error(model.params, tape, recorded.loss.loss);
 }
 
 // What one forward and backward of a model with its loss computed.

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "data/rng.hpp"
+#include "model_gradient.hpp"
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
 #include "model/mixers/registry.hpp"
@@ -72,23 +73,7 @@ double gradient_error(Model<double> model, int batch, std::uint64_t seed) {
   }
   tape.forward();
   tape.backward(loss);
-  const std::vector<double> analytic = model.params.grads;
-  double max_error = 0, max_numeric = 0;
-  for (std::size_t e = 0; e < model.params.values.size(); ++e) {
-    const double original = model.params.values[e];
-    const double step = 1e-6 * std::max(1.0, std::abs(original));
-    model.params.values[e] = original + step;
-    tape.forward();
-    const double plus = tape.value(loss).data[0];
-    model.params.values[e] = original - step;
-    tape.forward();
-    const double minus = tape.value(loss).data[0];
-    model.params.values[e] = original;
-    const double numeric = (plus - minus) / (2 * step);
-    max_error = std::max(max_error, std::abs(numeric - analytic[e]));
-    max_numeric = std::max(max_numeric, std::abs(numeric));
-  }
-  return max_error / max_numeric;
+  return testing::parameter_gradient_error(model.params, tape, loss);
 }
 
 // The final norm's output for one window of tokens.
