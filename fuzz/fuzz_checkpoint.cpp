@@ -43,7 +43,7 @@ std::string wrap_payload(std::string_view payload) {
   return file;
 }
 
-// Bitwise equality, so NaNs (test_mse between evaluations) compare equal to themselves.
+// Bitwise equality, so NaNs (the held-out metric between evaluations) compare equal to themselves.
 template <class T>
 bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -70,17 +70,17 @@ bool same_state(const TrainingState& a, const TrainingState& b) {
   for (std::size_t i = 0; i < a.curve.size(); ++i) {
     const auto &p = a.curve[i], &q = b.curve[i];
     if (p.step != q.step || !same_bits(p.learning_rate, q.learning_rate) ||
-        !same_bits(p.loss, q.loss) || !same_bits(p.mse, q.mse) ||
-        !same_bits(p.orthogonality, q.orthogonality) || !same_bits(p.test_mse, q.test_mse))
+        !same_bits(p.loss, q.loss) || !same_bits(p.task_loss, q.task_loss) ||
+        !same_bits(p.orthogonality, q.orthogonality) || !same_bits(p.test_metric, q.test_metric))
       return false;
   }
   return true;
 }
 
 void check_decoded(const TrainingState& state, std::size_t file_size) {
-  UFL_FUZZ_CHECK(state.steps_done >= 0 &&
-                     state.curve.size() == static_cast<std::size_t>(state.steps_done),
-                 "one loss point per step done");
+  UFL_FUZZ_CHECK(
+      state.steps_done >= 0 && state.curve.size() == static_cast<std::size_t>(state.steps_done),
+      "one loss point per step done");
   UFL_FUZZ_CHECK(state.first_moment.size() == state.params.size() &&
                      state.second_moment.size() == state.params.size(),
                  "Adam moments match the parameters");
