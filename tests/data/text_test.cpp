@@ -88,7 +88,7 @@ TEST_CASE("a folder is read in name order; links and files that are not text are
 TEST_CASE("corpora that cannot be used: one line naming the path and what to do") {
   Folder folder;
   const std::string empty = folder.write("empty.txt", "");
-  const std::string binary = folder.write("binary.txt", std::string("ab\x00cd", 5));
+  const std::string binary = folder.write("binary.txt", std::string("ab\0cd", 5));
   const std::string short_text = folder.write("short.txt", repeat("abc", 10));
   fs::create_directories(folder.path / "nothing");
   folder.write("nothing/x.dat", std::string("\x00", 1));
