@@ -10,7 +10,9 @@
 // one thread. Ops on shared tensors only (the prelude, e.g. Σ = softplus(s)) run once before
 // that loop; batch reductions (the loss) are finished after it (the epilogue). Gradients of
 // shared operands are accumulated per group, in sample order, into scratch and then summed over
-// the groups in fixed order, so results are bit-identical at any thread count. Each op has
+// the groups in fixed order, so results are bit-identical at any thread count (an op may instead
+// sum a shared input's gradient itself after the loop, as one product over every sample's rows:
+// the weights of the fused transformer kernels, docs/transformer.md §8). Each op has
 // forward and backward kernels side by side in tape/ops/. A stop request leaves a pass
 // incomplete (see for_each_group); its caller checks interrupt::stop_requested() and discards it.
 #include <algorithm>
@@ -75,6 +77,16 @@ struct Op {
   virtual void backward_sample(Tape<T>& tape, int b) = 0;
   // After every sample's forward: combine per-sample partial results (batch reductions).
   virtual void finish_forward(Tape<T>&) {}
+  // Before any sample's backward: per-step work on shared inputs that every sample's backward
+  // reads (the fused transformer kernels transpose their weights once here, not per sample).
+  virtual void prepare_backward(Tape<T>&) {}
+  // Inputs whose gradient the op sums over the batch itself, in finish_backward, as one product
+  // over every sample's rows (the weight gradients of the fused transformer kernels): plan()
+  // gives them no per-group slots, and backward_sample must not write them.
+  virtual bool sums_batch_gradient(std::size_t /*input*/) const { return false; }
+  // After every sample's backward: those inputs' gradients (may run parallel loops of its own,
+  // each sum in a fixed order).
+  virtual void finish_backward(Tape<T>&) {}
 
   std::vector<Var> inputs;
   Var output;
@@ -143,9 +155,9 @@ class Tape {
     for (std::size_t k = 0; k < ops_.size(); ++k) {
       Op<T>& op = *ops_[k];
       scratch_offset[k] = reserve(op.extra_scratch_elements(*this));
-      for (Var in : op.inputs)
+      for (std::size_t i = 0; i < op.inputs.size(); ++i)
         sink_offset[k].push_back(
-            summed_over_batch(in, op) ? reserve(groups_ * shape(in).sample_size()) : 0);
+            summed_over_batch(op, i) ? reserve(groups_ * shape(op.inputs[i]).sample_size()) : 0);
     }
     arena_.assign(total + 16, T(0));
     T* base = aligned_base();
@@ -165,7 +177,7 @@ class Tape {
           sink.grad = in.grad;
           sink.sample_size = in.shape.sample_size();
           sink.batch = in.shape.batch;
-          if (summed_over_batch(op.inputs[i], op)) {
+          if (summed_over_batch(op, i)) {
             sink.scratch = base + sink_offset[k][i];
             sink.batch = groups_;
             sink.group_size = group_size_;
@@ -206,6 +218,8 @@ class Tape {
     for (auto it = epilogue_.rbegin(); it != epilogue_.rend(); ++it)
       if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
     if (!sample_ops_.empty()) {
+      for (Op<T>* op : sample_ops_)
+        if (needs_backward(op)) op->prepare_backward(*this);
       for_each_group([&](int b) {
         // Each sample clears its own gradient slices, while they are about to be used.
         for (const GradBuffer& buffer : per_sample_grads_) {
@@ -216,8 +230,10 @@ class Tape {
           if (needs_backward(*it)) (*it)->backward_sample(*this, b);
       });
       for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
-        if (needs_backward(*it))
+        if (needs_backward(*it)) {
           for (const GradSink<T>& sink : (*it)->sinks) sink.finish();
+          (*it)->finish_backward(*this);
+        }
     }
     for (auto it = prelude_.rbegin(); it != prelude_.rend(); ++it)
       if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
@@ -264,9 +280,12 @@ class Tape {
       if (nodes_[in.id].shape.batch > 1) return true;
     return false;
   }
-  // A shared input of a per-sample op: its gradient is summed over the samples.
-  bool summed_over_batch(Var input, const Op<T>& op) const {
-    return nodes_[input.id].needs_grad && nodes_[input.id].shape.batch == 1 && is_per_sample(op);
+  // A shared input of a per-sample op: its gradient is summed over the samples, in per-group
+  // slots, unless the op sums it itself.
+  bool summed_over_batch(const Op<T>& op, std::size_t input) const {
+    const Node& node = nodes_[op.inputs[input].id];
+    return node.needs_grad && node.shape.batch == 1 && is_per_sample(op) &&
+           !op.sums_batch_gradient(input);
   }
 
   // Sorts the ops into the three phases and checks that the graph fits them: a per-sample op

@@ -1,6 +1,10 @@
 #pragma once
-// x + 1·bᵀ: a bias row [1, 1, D] added to every row of x [B, n, D] (the MLP's b₁, b₂). A shared
-// [1, n, D] tensor (the position embedding) is added with `add` (elementwise.hpp).
+// Ops on rows:
+//   add_rows:  x + 1·bᵀ, a bias row [1, 1, D] added to every row of x [B, n, D] (the MLP's b₁,
+//              b₂). A shared [1, n, D] tensor (the position embedding) is added with `add`
+//              (elementwise.hpp).
+//   row_block: rows [first, first + count) of a, e.g. the content, position and bias rows of the
+//              universal mixer's A (docs/transformer.md §8); its backward adds dOut to them.
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {
@@ -40,6 +44,34 @@ Var add_rows(Tape<T>& tape, Var x, Var bias, std::string name = "add_rows") {
   auto op = std::make_unique<AddRowsOp<T>>();
   op->inputs = {x, bias};
   return tape.record(std::move(op), sx, std::move(name));
+}
+
+template <class T>
+struct RowBlockOp : Op<T> {
+  int first = 0;
+  void forward_sample(Tape<T>& tape, int b) override {
+    MatrixMap<T> out = tape.value(this->output).matrix(b);
+    out = tape.value(this->inputs[0]).view(b).middleRows(first, out.rows());
+  }
+  void backward_sample(Tape<T>& tape, int b) override {
+    T* da = this->sinks[0].begin_sample(b);
+    if (da == nullptr) return;
+    const Shape& in = tape.shape(this->inputs[0]);
+    const ConstMatrixMap<T> dout = tape.grad(this->output).view(b);
+    MatrixMap<T>(da, in.rows, in.cols).middleRows(first, dout.rows()) += dout;
+  }
+};
+
+template <class T>
+Var row_block(Tape<T>& tape, Var a, int first, int count, std::string name = "row_block") {
+  const Shape& sa = tape.shape(a);
+  if (first < 0 || count < 1 || first + count > sa.rows)
+    throw std::logic_error(name + ": rows [" + std::to_string(first) + ", " +
+                           std::to_string(first + count) + ") of " + sa.str());
+  auto op = std::make_unique<RowBlockOp<T>>();
+  op->inputs = {a};
+  op->first = first;
+  return tape.record(std::move(op), Shape{sa.batch, count, sa.cols}, std::move(name));
 }
 
 }  // namespace ufl
