@@ -77,6 +77,20 @@ struct DerivedArray {
   std::vector<T> values;
 };
 
+// A head of a transformer block as the fused heads kernel runs it (model/modules/heads_kernel.hpp,
+// docs/transformer.md §8): tensors on the tape, shared by the batch, that the mixer builds from
+// the head's parameters once per step. Either scores
+//   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
+//   M = (1−γ)·L⊙S + γ·softmax(S) with a gate, M = softmax(S) without,
+// or one operator M for every input.
+struct HeadInputs {
+  Var query_weights, key_weights;  // [1, D, r]
+  Var query_offsets, key_offsets;  // [1, n, r]: position and bias rows; invalid when none
+  Var gate;                        // γ [1, 1, 1]; invalid: M = softmax(S)
+  Var fixed_operator;              // M [1, n, n], already masked when causal
+  bool scores() const { return query_weights.valid(); }
+};
+
 template <class T>
 using ParameterViews = std::vector<MatrixMap<T>>;
 template <class T>
@@ -113,6 +127,11 @@ class Mixer {
   virtual MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                             const LayerShape& shape, LayerKernels kernels,
                             bool with_penalty) const = 0;
+
+  // A transformer head's inputs to the fused heads kernel (HeadInputs above), from its
+  // parameters; the head's value weights W_v are the module's.
+  virtual HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                        const LayerShape& shape) const = 0;
 
   // What the analysis reads: the gate γ, the factors of Ω, and arrays for the run folder.
   virtual std::optional<double> gate(const ConstParameterViews<T>&) const { return std::nullopt; }

@@ -144,7 +144,8 @@ class Model {
 // A transformer block on the tape: its input and output and each head's mixer graph.
 struct BlockGraph {
   Var input, output;
-  std::vector<MixerGraph> heads;
+  std::vector<MixerGraph> heads;  // op by op only: a fused block exposes no M
+  std::string kernel;             // "fused" or "composite"
 };
 
 template <class T>
@@ -169,7 +170,8 @@ Var parameter_node(Tape<T>& tape, Parameters<T>& params, int index, bool with_gr
 
 // Token input, transformer blocks and the final norm (docs/transformer.md §1).
 template <class T>
-ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool with_grads) {
+ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
+                                 LayerKernels kernels) {
   ModelGraph<T> graph;
   auto nodes = [&](const std::vector<int>& slices) {
     std::vector<Var> vars;
@@ -192,7 +194,20 @@ ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool
   for (const TransformerBlock<T>& block : model.blocks) {
     BlockGraph recorded;
     recorded.input = h;
+    recorded.kernel = "composite";
     for (std::size_t b = 0; b < block.branches.size(); ++b) {
+      // A branch [norm, module] as one fused op where the module has one (docs/transformer.md
+      // §8); op by op otherwise, and always for kComposite (the reference, which exposes M).
+      if (kernels != LayerKernels::kComposite && block.branches[b].size() == 2)
+        if (const auto* norm = dynamic_cast<const NormModule<T>*>(block.branches[b][0].get())) {
+          const ModuleGraph fused = block.branches[b][1]->record_branch(
+              tape, h, norm->inputs(nodes(block.slices[b][0])), nodes(block.slices[b][1]));
+          if (fused.out.valid()) {
+            h = fused.out;
+            recorded.kernel = "fused";
+            continue;
+          }
+        }
       Var branch = h;
       for (std::size_t m = 0; m < block.branches[b].size(); ++m) {
         ModuleGraph out = block.branches[b][m]->record(tape, branch, nodes(block.slices[b][m]));
@@ -215,7 +230,7 @@ ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool
 template <class T>
 ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
                            LayerKernels kernels = LayerKernels::kFused) {
-  if (!model.blocks.empty()) return record_transformer(tape, model, batch, with_grads);
+  if (!model.blocks.empty()) return record_transformer(tape, model, batch, with_grads, kernels);
   ModelGraph<T> graph;
   graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
   // A stream as wide as the data needs neither padding nor slicing: the single layer of spec §2

@@ -17,6 +17,12 @@ struct ModuleGraph {
   std::vector<MixerGraph> heads;  // a mixing module's heads (M of each, for the analysis)
 };
 
+// The norm a fused branch applies to its input first (docs/transformer.md §8): its gain and, for
+// layernorm, its bias on the tape.
+struct NormInputs {
+  Var gain, bias;  // bias invalid for rmsnorm
+};
+
 template <class T>
 class Module {
  public:
@@ -27,6 +33,12 @@ class Module {
   virtual std::vector<TensorSpec> parameters() const = 0;
   virtual void initialize(ParameterViews<T> params, data::Rng& rng) const = 0;
   virtual ModuleGraph record(Tape<T>& tape, Var x, const std::vector<Var>& params) const = 0;
+  // The whole residual branch x + module(norm(x)) as one fused op (modules/*_kernel.hpp) where
+  // the module has one; an invalid `out` where it has not, and the branch is recorded op by op.
+  virtual ModuleGraph record_branch(Tape<T>&, Var, const NormInputs&,
+                                    const std::vector<Var>&) const {
+    return {};
+  }
 };
 
 template <class T>

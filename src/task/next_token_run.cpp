@@ -106,7 +106,7 @@ nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit&
                              const std::filesystem::path& folder) {
   windows = std::min(windows, split.count());
   std::vector<std::vector<std::vector<Eigen::MatrixXd>>> matrices;
-  TokenEvaluator evaluator(model, windows);
+  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   evaluator.score(split, windows,
                   [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
                     std::vector<std::vector<const float*>> head_m;

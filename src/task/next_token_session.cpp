@@ -8,9 +8,9 @@
 namespace ufl::task {
 
 TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int batch,
-                              bool with_grads) {
+                              bool with_grads, model::LayerKernels kernels) {
   TokenGraph graph;
-  graph.model = model::record_model(tape, model, batch, with_grads);
+  graph.model = model::record_model(tape, model, batch, with_grads, kernels);
   graph.targets = tape.input(Shape{batch, model.n, 1}, "next_tokens");
   graph.weights = tape.input(Shape{batch, model.n, 1}, "weights");
   const CrossEntropyGraph entropy = tied_cross_entropy(tape, graph.model.y, graph.model.token_table,
@@ -37,9 +37,10 @@ void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSp
 
 // 16 windows per pass: one window's forward values are ~6 MB at the reference configuration,
 // and the results do not depend on the chunk (each window is computed on its own).
-TokenEvaluator::TokenEvaluator(model::Model<float>& model, int max_windows)
+TokenEvaluator::TokenEvaluator(model::Model<float>& model, int max_windows,
+                               model::LayerKernels kernels)
     : chunk_(std::max(1, std::min(max_windows, kTokenChunk))) {
-  graph_ = record_token_graph(tape_, model, chunk_, false);
+  graph_ = record_token_graph(tape_, model, chunk_, false, kernels);
   tape_.plan();
 }
 
@@ -72,9 +73,9 @@ TokenScores TokenEvaluator::score(
 }
 
 NextTokenSession::NextTokenSession(const data::TokenDataset& data, model::Model<float>& model,
-                                   int batch)
-    : data_(data), evaluator_(model, data.validation.count()) {
-  graph_ = record_token_graph(tape_, model, batch, true);
+                                   int batch, model::LayerKernels kernels)
+    : data_(data), evaluator_(model, data.validation.count(), kernels) {
+  graph_ = record_token_graph(tape_, model, batch, true, kernels);
   loss_ = column_mean(tape_, graph_.loss, 0, "cross_entropy");
   tape_.plan();
 }
@@ -89,8 +90,7 @@ double NextTokenSession::evaluate(int, const std::function<void(const model::Sam
 
 std::vector<std::string> NextTokenSession::kernels() const {
   std::vector<std::string> names;
-  for (const model::BlockGraph& block : graph_.model.blocks)
-    names.push_back(block.heads.empty() ? "composite" : block.heads.front().kernel);
+  for (const model::BlockGraph& block : graph_.model.blocks) names.push_back(block.kernel);
   return names;
 }
 

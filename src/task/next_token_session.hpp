@@ -18,7 +18,8 @@ struct TokenGraph {
   Var loss, correct;     // [B, 1, 1]: per window, the weighted mean cross-entropy and accuracy
 };
 TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int batch,
-                              bool with_grads);
+                              bool with_grads,
+                              model::LayerKernels kernels = model::LayerKernels::kFused);
 // Puts window `s` of `split` into slot `slot` of the graph's inputs.
 void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSplit& split, int s,
                  int slot);
@@ -33,7 +34,9 @@ struct TokenScores {
 };
 class TokenEvaluator {
  public:
-  TokenEvaluator(model::Model<float>& model, int max_windows);
+  // kComposite records every head op by op, so that `visit` can read each head's M.
+  TokenEvaluator(model::Model<float>& model, int max_windows,
+                 model::LayerKernels kernels = model::LayerKernels::kFused);
   // `visit`, when given, sees each of the first `observed` windows' graph outputs after its
   // chunk's forward pass (slot = the window's place in the chunk).
   TokenScores score(const data::TokenSplit& split, int observed = 0,
@@ -49,7 +52,8 @@ class TokenEvaluator {
 
 class NextTokenSession : public train::Session {
  public:
-  NextTokenSession(const data::TokenDataset& data, model::Model<float>& model, int batch);
+  NextTokenSession(const data::TokenDataset& data, model::Model<float>& model, int batch,
+                   model::LayerKernels kernels = model::LayerKernels::kFused);
 
   int train_count() const override { return data_.train.count(); }
   void load_sample(int slot, int index) override;

@@ -21,13 +21,12 @@ struct Adam {
   explicit Adam(std::size_t parameter_count)
       : first_moment(parameter_count, 0.0f), second_moment(parameter_count, 0.0f) {}
 
-  void step(float* params, const float* grads, double learning_rate) {
-    if (weight_decay > 0) {
-      const float shrink = float(1 - learning_rate * weight_decay);
-      for (std::size_t e = 0; e < decay.size(); ++e)
-        if (decay[e] != 0) params[e] *= shrink;
-    }
+  // Elementwise, so the threads that share the loop never change a result. `grad_scale`
+  // multiplies every gradient first (the clipping factor, train/clip.hpp), in the same pass.
+  void step(float* params, const float* grads, double learning_rate, float grad_scale = 1.0f) {
     ++step_count;
+    const bool decays = weight_decay > 0;
+    const float shrink = float(1 - learning_rate * weight_decay);
     const float b1 = float(beta1), b2 = float(beta2), eps = float(epsilon);
     const float correction1 = float(1 - std::pow(beta1, double(step_count)));
     const float correction2 = float(1 - std::pow(beta2, double(step_count)));
@@ -35,9 +34,15 @@ struct Adam {
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(first_moment.size());
     float* m = first_moment.data();
     float* v = second_moment.data();
+    const std::uint8_t* decayed = decays ? decay.data() : nullptr;
+    const bool scaled = grad_scale != 1.0f;
+#pragma omp parallel for schedule(static) if (count >= (1 << 16))
     for (std::ptrdiff_t e = 0; e < count; ++e) {
-      m[e] = b1 * m[e] + (1 - b1) * grads[e];
-      v[e] = b2 * v[e] + (1 - b2) * grads[e] * grads[e];
+      // Branch-free (a select, not a jump), so the loop is vectorised.
+      if (decays) params[e] *= decayed[e] != 0 ? shrink : 1.0f;
+      const float grad = scaled ? grads[e] * grad_scale : grads[e];
+      m[e] = b1 * m[e] + (1 - b1) * grad;
+      v[e] = b2 * v[e] + (1 - b2) * grad * grad;
       const float m_hat = m[e] / correction1, v_hat = v[e] / correction2;
       params[e] -= lr * m_hat / (std::sqrt(v_hat) + eps);
     }

@@ -1,22 +1,37 @@
 #pragma once
 // Clipping of the global gradient norm (docs/transformer.md §3), as torch's clip_grad_norm_: when
-// ‖g‖₂ > max_norm every gradient is scaled by max_norm/(‖g‖₂ + 1e-6). The norm is summed in
-// double in element order, so it is the same at any thread count.
+// ‖g‖₂ > max_norm every gradient is scaled by max_norm/(‖g‖₂ + 1e-6).
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 namespace ufl::train {
 
-// Returns ‖g‖₂ before clipping; max_norm ≤ 0 clips nothing.
-inline double clip_gradient_norm(float* grads, std::size_t count, double max_norm) {
-  double squares = 0;
-  for (std::size_t e = 0; e < count; ++e) squares += double(grads[e]) * grads[e];
-  const double norm = std::sqrt(squares);
-  if (max_norm > 0 && norm > max_norm) {
-    const float factor = float(max_norm / (norm + 1e-6));
-    for (std::size_t e = 0; e < count; ++e) grads[e] *= factor;
+// ‖g‖₂, its squares summed in double over fixed chunks of kClipChunk elements, then the chunks
+// in order, so the norm is the same at any thread count.
+inline constexpr std::ptrdiff_t kClipChunk = 1 << 14;
+inline double gradient_norm(const float* grads, std::size_t count) {
+  const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(count);
+  const std::ptrdiff_t chunks = (size + kClipChunk - 1) / kClipChunk;
+  std::vector<double> partial(std::max<std::ptrdiff_t>(chunks, 1), 0.0);
+#pragma omp parallel for schedule(static) if (chunks > 4)
+  for (std::ptrdiff_t chunk = 0; chunk < chunks; ++chunk) {
+    double squares = 0;
+    const std::ptrdiff_t end = std::min(size, (chunk + 1) * kClipChunk);
+    for (std::ptrdiff_t e = chunk * kClipChunk; e < end; ++e)
+      squares += double(grads[e]) * grads[e];
+    partial[chunk] = squares;
   }
-  return norm;
+  double squares = 0;
+  for (double part : partial) squares += part;
+  return std::sqrt(squares);
+}
+
+// The factor every gradient is multiplied by: max_norm/(‖g‖₂ + 1e-6) when ‖g‖₂ > max_norm, else
+// 1 (and 1 when max_norm ≤ 0: no clipping). The optimiser applies it (train/adam.hpp).
+inline float clip_factor(double norm, double max_norm) {
+  return max_norm > 0 && norm > max_norm ? float(max_norm / (norm + 1e-6)) : 1.0f;
 }
 
 }  // namespace ufl::train

@@ -48,6 +48,20 @@ const char* status_name(TrainStatus status) {
   return "unknown";
 }
 
+Adam optimizer_for(const TrainConfig& settings, const model::Parameters<float>& params) {
+  Adam adam(params.values.size());
+  adam.beta2 = settings.beta2;
+  adam.weight_decay = settings.weight_decay;
+  if (settings.weight_decay > 0) {
+    // Matrices only: not norms, biases, Σ (s) or gates (g), which are one row.
+    adam.decay.assign(params.values.size(), 0);
+    for (const model::ParameterSlice& slice : params.slices)
+      if (slice.rows > 1 && slice.cols > 1)
+        std::fill_n(adam.decay.begin() + slice.offset, slice.size(), 1);
+  }
+  return adam;
+}
+
 TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
                         const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options) {
@@ -62,16 +76,7 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
   Tape<float>& tape = session.tape();
   TrainResult result;
   result.kernels = session.kernels();
-  Adam adam(params.values.size());
-  adam.beta2 = settings.beta2;
-  adam.weight_decay = settings.weight_decay;
-  if (settings.weight_decay > 0) {
-    // Matrices only: not norms, biases, Σ (s) or gates (g), which are one row.
-    adam.decay.assign(params.values.size(), 0);
-    for (const model::ParameterSlice& slice : params.slices)
-      if (slice.rows > 1 && slice.cols > 1)
-        std::fill_n(adam.decay.begin() + slice.offset, slice.size(), 1);
-  }
+  Adam adam = optimizer_for(settings, params);
   MinibatchSampler sampler(session.train_count(), seed);
   auto stopping = [&options] {
     return options.stop_requested != nullptr && options.stop_requested->load();
@@ -189,9 +194,11 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
       abandon_step();
       break;
     }
-    if (settings.clip > 0)
-      clip_gradient_norm(params.grads.data(), params.grads.size(), settings.clip);
-    adam.step(params.values.data(), params.grads.data(), point.learning_rate);
+    const float clip =
+        settings.clip > 0
+            ? clip_factor(gradient_norm(params.grads.data(), params.grads.size()), settings.clip)
+            : 1.0f;
+    adam.step(params.values.data(), params.grads.data(), point.learning_rate, clip);
     if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
       result.status = TrainStatus::kDiverged;
       result.message = "training diverged at step " + std::to_string(step) + ": parameter " +

@@ -13,6 +13,7 @@
 
 #include "data/dataset.hpp"
 #include "model/model.hpp"
+#include "train/adam.hpp"
 #include "train/checkpoint.hpp"
 #include "train/evaluation_probe.hpp"
 #include "train/loss_point.hpp"
@@ -69,6 +70,11 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
 TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
                         const data::Dataset& dataset, model::Model<float>& model,
                         const TrainOptions& options);
+
+// The optimiser the loop steps (docs/transformer.md §3): Adam with the config's β₂, and AdamW's
+// decoupled weight decay on matrices only (parameters with more than one row and column), not on
+// norms, biases, Σ or gates.
+Adam optimizer_for(const TrainConfig& settings, const model::Parameters<float>& params);
 
 const char* status_name(TrainStatus status);
 

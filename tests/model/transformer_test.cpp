@@ -7,13 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "data/rng.hpp"
-#include "model_gradient.hpp"
 #include "model/initialize.hpp"
 #include "model/loss.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model.hpp"
+#include "model_gradient.hpp"
 #include "tape/ops.hpp"
 
 using namespace ufl;
@@ -37,13 +38,18 @@ Model<double> transformer(const std::string& mixer, const std::string& norm, int
   return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer, vocab, causal);
 }
 
-// The model's loss: the tied head's cross-entropy (tokens) or the MSE (floats), on `batch`
-// random samples; its relative gradient error over every parameter.
-double gradient_error(Model<double> model, int batch, std::uint64_t seed) {
+// The model's loss on `batch` random samples, recorded with `kernels`: the tied head's
+// cross-entropy (tokens) or the MSE (floats). The tape is planned, run forward and backward.
+struct Recorded {
+  std::unique_ptr<Tape<double>> tape = std::make_unique<Tape<double>>();
+  Var loss;
+};
+Recorded record_loss_of(Model<double>& model, int batch, std::uint64_t seed, LayerKernels kernels) {
   data::Rng rng(seed, data::Stream::kMonteCarlo);
   for (double& value : model.params.values) value = 0.5 * rng.normal();
-  Tape<double> tape;
-  const ModelGraph<double> graph = record_model(tape, model, batch, true);
+  Recorded recorded;
+  Tape<double>& tape = *recorded.tape;
+  const ModelGraph<double> graph = record_model(tape, model, batch, true, kernels);
   Var loss;
   std::vector<Var> token_inputs;
   Var target;
@@ -73,13 +79,40 @@ double gradient_error(Model<double> model, int batch, std::uint64_t seed) {
   }
   tape.forward();
   tape.backward(loss);
-  return testing::parameter_gradient_error(model.params, tape, loss);
+  recorded.loss = loss;
+  return recorded;
+}
+
+// Its relative gradient error over every parameter, against central differences.
+double gradient_error(Model<double> model, int batch, std::uint64_t seed,
+                      LayerKernels kernels = LayerKernels::kFused) {
+  Recorded recorded = record_loss_of(model, batch, seed, kernels);
+  return testing::parameter_gradient_error(model.params, *recorded.tape, recorded.loss);
+}
+
+// The fused blocks' loss and gradients against the composite graph's: the same formulas in
+// another order, so equal to rounding in double.
+void check_fused_equals_composite(Model<double> model, int batch, std::uint64_t seed) {
+  Model<double> copy = model;
+  Recorded composite = record_loss_of(model, batch, seed, LayerKernels::kComposite);
+  const std::vector<double> composite_grads = model.params.grads;
+  Recorded fused = record_loss_of(copy, batch, seed, LayerKernels::kFused);
+  const double loss = composite.tape->value(composite.loss).data[0];
+  CHECK(fused.tape->value(fused.loss).data[0] == doctest::Approx(loss).epsilon(1e-12));
+  double difference = 0, size = 0;
+  for (std::size_t e = 0; e < composite_grads.size(); ++e) {
+    difference = std::max(difference, std::abs(copy.params.grads[e] - composite_grads[e]));
+    size = std::max(size, std::abs(composite_grads[e]));
+  }
+  CHECK(size > 0);
+  CHECK(difference <= 1e-12 * size);
 }
 
 // The final norm's output for one window of tokens.
-Eigen::MatrixXd outputs(Model<double>& model, const std::vector<int>& tokens) {
+Eigen::MatrixXd outputs(Model<double>& model, const std::vector<int>& tokens,
+                        LayerKernels kernels) {
   Tape<double> tape;
-  const ModelGraph<double> graph = record_model(tape, model, 1, false);
+  const ModelGraph<double> graph = record_model(tape, model, 1, false, kernels);
   tape.plan();
   for (int i = 0; i < model.n; ++i) tape.value(graph.x).data[i] = tokens[i];
   tape.forward();
@@ -91,12 +124,30 @@ Eigen::MatrixXd outputs(Model<double>& model, const std::vector<int>& tokens) {
 TEST_CASE("next_token: every causal mixer's transformer has exact gradients, both norms") {
   for (const Mixer<double>* mixer : mixers<double>()) {
     if (!mixer->has_causal_form()) continue;
-    for (const char* norm : {"layernorm", "rmsnorm"}) {
-      CAPTURE(std::string(mixer->name()));
-      CAPTURE(norm);
-      CHECK(gradient_error(transformer(std::string(mixer->name()), norm, 7), 3, 21) <= 1e-6);
-    }
+    for (const char* norm : {"layernorm", "rmsnorm"})
+      for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+        CAPTURE(std::string(mixer->name()));
+        CAPTURE(norm);
+        CAPTURE(kernels == LayerKernels::kFused);
+        CHECK(gradient_error(transformer(std::string(mixer->name()), norm, 7), 3, 21, kernels) <=
+              1e-6);
+      }
   }
+}
+
+TEST_CASE("fused blocks compute the composite graph's loss and gradients, for every mixer") {
+  for (const Mixer<double>* mixer : mixers<double>())
+    for (bool causal : {true, false}) {
+      if (causal && !mixer->has_causal_form()) continue;
+      for (const char* norm : {"layernorm", "rmsnorm"}) {
+        CAPTURE(std::string(mixer->name()));
+        CAPTURE(causal);
+        CAPTURE(norm);
+        check_fused_equals_composite(
+            transformer(std::string(mixer->name()), norm, causal ? 7 : 0, 6, 4, 2, 2, causal), 3,
+            31);
+      }
+    }
 }
 
 TEST_CASE("one head and one block: exact gradients too") {
@@ -105,8 +156,12 @@ TEST_CASE("one head and one block: exact gradients too") {
 }
 
 TEST_CASE("denoise with transformer blocks (float input, no embedding or head): exact gradients") {
-  for (const char* mixer : {"universal", "attention"})
-    CHECK(gradient_error(transformer(mixer, "layernorm", 0, 6, 4, 2, 2, false), 2, 9) <= 1e-6);
+  for (const char* mixer : {"universal", "attention", "fourier"})
+    for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+      CAPTURE(mixer);
+      CHECK(gradient_error(transformer(mixer, "layernorm", 0, 6, 4, 2, 2, false), 2, 9, kernels) <=
+            1e-6);
+    }
 }
 
 TEST_CASE("a causal model's output at position i does not change when later tokens change") {
@@ -117,16 +172,19 @@ TEST_CASE("a causal model's output at position i does not change when later toke
     data::Rng rng(3, data::Stream::kMonteCarlo);
     for (double& value : model.params.values) value = 0.5 * rng.normal();
     const std::vector<int> tokens = {1, 4, 2, 8, 0, 5, 7, 3};
-    const Eigen::MatrixXd base = outputs(model, tokens);
-    for (int changed = 1; changed < 8; ++changed) {
-      std::vector<int> other = tokens;
-      for (int j = changed; j < 8; ++j) other[j] = (other[j] + 1 + j) % 9;
-      const Eigen::MatrixXd moved = outputs(model, other);
-      CAPTURE(changed);
-      // Positions before the change see the same tokens: bit-identical outputs.
-      CHECK(base.topRows(changed) == moved.topRows(changed));
-      // And the change does reach the positions that can see it.
-      CHECK((base.bottomRows(8 - changed) - moved.bottomRows(8 - changed)).norm() > 0);
+    for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+      CAPTURE(kernels == LayerKernels::kFused);
+      const Eigen::MatrixXd base = outputs(model, tokens, kernels);
+      for (int changed = 1; changed < 8; ++changed) {
+        std::vector<int> other = tokens;
+        for (int j = changed; j < 8; ++j) other[j] = (other[j] + 1 + j) % 9;
+        const Eigen::MatrixXd moved = outputs(model, other, kernels);
+        CAPTURE(changed);
+        // Positions before the change see the same tokens: bit-identical outputs.
+        CHECK(base.topRows(changed) == moved.topRows(changed));
+        // And the change does reach the positions that can see it.
+        CHECK((base.bottomRows(8 - changed) - moved.bottomRows(8 - changed)).norm() > 0);
+      }
     }
   }
 }

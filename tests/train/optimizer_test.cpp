@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "train/adam.hpp"
 #include "train/clip.hpp"
@@ -36,16 +37,28 @@ TEST_CASE("without weight decay the update is plain Adam, whatever the flags") {
 }
 
 TEST_CASE("clipping scales a long gradient to the limit and leaves a short one") {
-  float long_grads[] = {3.0f, 4.0f};
-  CHECK(clip_gradient_norm(long_grads, 2, 1.0) == doctest::Approx(5.0));
-  CHECK(long_grads[0] == doctest::Approx(3.0 / (5.0 + 1e-6)));
-  CHECK(std::hypot(long_grads[0], long_grads[1]) == doctest::Approx(1.0).epsilon(1e-6));
-  float short_grads[] = {0.3f, 0.4f};
-  CHECK(clip_gradient_norm(short_grads, 2, 1.0) == doctest::Approx(0.5));
-  CHECK(short_grads[0] == 0.3f);
-  float off[] = {30.0f};
-  clip_gradient_norm(off, 1, 0.0);
-  CHECK(off[0] == 30.0f);
+  const float long_grads[] = {3.0f, 4.0f};
+  CHECK(gradient_norm(long_grads, 2) == doctest::Approx(5.0));
+  CHECK(clip_factor(5.0, 1.0) == doctest::Approx(1.0 / (5.0 + 1e-6)));
+  CHECK(clip_factor(0.5, 1.0) == 1.0f);
+  CHECK(clip_factor(30.0, 0.0) == 1.0f);  // 0: no clipping
+  // The norm of many elements, in chunks, is the plain one.
+  std::vector<float> many(100000, 0.5f);
+  CHECK(gradient_norm(many.data(), many.size()) == doctest::Approx(0.5 * std::sqrt(100000.0)));
+}
+
+TEST_CASE("Adam with a gradient scale steps as Adam on the scaled gradient") {
+  Adam scaled(2), plain(2);
+  float a[] = {1.0f, -2.0f}, b[] = {1.0f, -2.0f};
+  const float g[] = {3.0f, 4.0f};
+  const float factor = clip_factor(5.0, 1.0);
+  const float clipped[] = {g[0] * factor, g[1] * factor};
+  for (int k = 0; k < 3; ++k) {
+    scaled.step(a, g, 0.1, factor);
+    plain.step(b, clipped, 0.1);
+  }
+  CHECK(a[0] == b[0]);
+  CHECK(a[1] == b[1]);
 }
 
 TEST_CASE("warm-up then cosine: lr·t/W up to W, lr at W + 1, lr_final at the last step") {

@@ -69,6 +69,16 @@ class AttentionMixer : public Mixer<T> {
     return record_factorized(tape, h, params[kA], params[kB], params[kS], Var{}, w_v, kernels,
                              with_penalty);
   }
+  // In a transformer block: W_q/√r and W_k (docs/transformer.md §8). Elsewhere (a transformer
+  // block is always built with shape.transformer) there is no head.
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    if (!shape.transformer) throw std::logic_error("attention: heads exist in transformer blocks");
+    HeadInputs inputs;
+    inputs.query_weights = scale(tape, params[0], 1.0 / std::sqrt(double(shape.r)), "W_q");
+    inputs.key_weights = params[1];
+    return inputs;
+  }
 
   std::optional<double> gate(const ConstParameterViews<T>&) const override { return 1.0; }
   std::optional<Factors> factors(const ConstParameterViews<T>& params,

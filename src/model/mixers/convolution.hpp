@@ -89,6 +89,10 @@ class ConvolutionMixer : public Mixer<T> {
     return record_fixed_operator(tape, h, toeplitz_band(tape, params[kTaps], shape.n), w_v, kernels,
                                  shape);
   }
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    return fixed_head_inputs(tape, toeplitz_band(tape, params[kTaps], shape.n), shape);
+  }
 };
 
 // Hand-set: the taps of a centred kernel (odd length, as toeplitz_from_taps takes them).

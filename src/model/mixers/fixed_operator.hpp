@@ -93,6 +93,15 @@ MixerGraph record_fixed_head(Tape<T>& tape, Var h, Var m, Var w_v, const LayerSh
   return graph;
 }
 
+// A transformer head of an input-independent mixer as the fused heads kernel takes it: its
+// operator, masked to its lower triangle when causal (docs/transformer.md §8).
+template <class T>
+HeadInputs fixed_head_inputs(Tape<T>& tape, Var m, const LayerShape& shape) {
+  HeadInputs inputs;
+  inputs.fixed_operator = shape.causal ? lower_triangular(tape, m, "M") : m;
+  return inputs;
+}
+
 // The branch of an input-independent mixer whose operator `m` [1, n, n] is already on the tape.
 template <class T>
 MixerGraph record_fixed_operator(Tape<T>& tape, Var h, Var m, Var w_v, LayerKernels kernels,

@@ -126,6 +126,10 @@ class FourierMixer : public Mixer<T> {
     return record_fixed_operator(tape, h, circulant_filter(tape, params[kGains], shape.n), w_v,
                                  kernels);
   }
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    return fixed_head_inputs(tape, circulant_filter(tape, params[kGains], shape.n), shape);
+  }
 };
 
 // Hand-set: gain 1 on the frequencies `kept`, 0 elsewhere: the projection onto them, as the DFT

@@ -36,6 +36,10 @@ class LinearMixer : public Mixer<T> {
                     const LayerShape& shape, LayerKernels kernels, bool) const override {
     return record_fixed_operator(tape, h, params[kM], w_v, kernels, shape);
   }
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    return fixed_head_inputs(tape, params[kM], shape);
+  }
 };
 
 // Hand-set: M = `matrix`.

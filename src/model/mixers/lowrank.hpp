@@ -51,16 +51,18 @@ class LowrankMixer : public Mixer<T> {
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
                     bool with_penalty) const override {
-    const Var sigma = softplus(tape, params[kS], "Sigma");
-    const Var p_sigma = diag_scale(tape, params[kP], sigma, "P_Sigma");
-    const Var m = matmul(tape, p_sigma, params[kQ], false, true, "M");
-    MixerGraph graph = record_fixed_operator(tape, h, m, w_v, kernels, shape);
+    MixerGraph graph =
+        record_fixed_operator(tape, h, record_operator(tape, params), w_v, kernels, shape);
     graph.U = params[kP];
     graph.V = params[kQ];
     if (with_penalty)
       graph.penalty = add(tape, gram_penalty(tape, params[kP], "U"),
                           gram_penalty(tape, params[kQ], "V"), "penalty");
     return graph;
+  }
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    return fixed_head_inputs(tape, record_operator(tape, params), shape);
   }
 
   // Ω over homogeneous coordinates [h; e_i; 1] has P and Q as its position rows, zero elsewhere:
@@ -77,6 +79,14 @@ class LowrankMixer : public Mixer<T> {
   }
   std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {
     return {sigma_array(params[kS])};
+  }
+
+ private:
+  // M = P·diag(softplus s)·Qᵀ on the tape.
+  static Var record_operator(Tape<T>& tape, const std::vector<Var>& params) {
+    const Var sigma = softplus(tape, params[kS], "Sigma");
+    const Var p_sigma = diag_scale(tape, params[kP], sigma, "P_Sigma");
+    return matmul(tape, p_sigma, params[kQ], false, true, "M");
   }
 };
 

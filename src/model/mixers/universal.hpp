@@ -305,6 +305,32 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
   return graph;
 }
 
+// A universal head of a transformer block as the fused heads kernel takes it (docs/transformer.md
+// §8): U = x̂·A_content + A_position + 1·a_biasᵀ, likewise V with B, and S = U·diag(σ)·Vᵀ/√r, so
+// W_q = A_content·diag(σ)/√r, O_q = (A_position + 1·a_biasᵀ)·diag(σ)/√r, W_k = B_content, O_k =
+// B_position + 1·b_biasᵀ; γ = sigmoid(g).
+template <class T>
+HeadInputs universal_head_inputs(Tape<T>& tape, Var a, Var b, Var s, Var g,
+                                 const LayerShape& shape) {
+  const Var sigma = softplus(tape, s, "Sigma");
+  const double scale_by = 1.0 / std::sqrt(double(shape.r));
+  auto offsets = [&](Var factor, const std::string& name) {
+    return add_rows(tape, row_block(tape, factor, shape.d, shape.n, name + "_position"),
+                    row_block(tape, factor, shape.d + shape.n, 1, name + "_bias"),
+                    name + "_offsets");
+  };
+  HeadInputs inputs;
+  inputs.query_weights =
+      scale(tape, diag_scale(tape, row_block(tape, a, 0, shape.d, "A_content"), sigma, "A_Sigma"),
+            scale_by, "W_q");
+  inputs.query_offsets =
+      scale(tape, diag_scale(tape, offsets(a, "A"), sigma, "O_Sigma"), scale_by, "O_q");
+  inputs.key_weights = row_block(tape, b, 0, shape.d, "W_k");
+  inputs.key_offsets = offsets(b, "B");
+  inputs.gate = sigmoid(tape, g, "gamma");
+  return inputs;
+}
+
 // Ω's factors A, B and σ = softplus(s), in double.
 template <class T>
 Factors homogeneous_factors(ConstMatrixMap<T> a, ConstMatrixMap<T> b, ConstMatrixMap<T> s) {
@@ -359,6 +385,10 @@ class UniversalMixer : public Mixer<T> {
                     bool with_penalty) const override {
     return record_factorized(tape, h, params[kA], params[kB], params[kS], params[kG], w_v, kernels,
                              with_penalty, shape);
+  }
+  HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
+                                const LayerShape& shape) const override {
+    return universal_head_inputs(tape, params[kA], params[kB], params[kS], params[kG], shape);
   }
 
   std::optional<double> gate(const ConstParameterViews<T>& params) const override {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/module.hpp"
+#include "model/modules/heads_kernel.hpp"
 #include "tape/ops.hpp"
 
 namespace ufl::model {
@@ -66,6 +67,66 @@ class HeadsModule : public Module<T> {
     const Var joined = heads_ == 1 ? outputs.front() : concat_columns(tape, outputs, "heads");
     graph.out = matmul(tape, joined, params.back(), false, false, "W_o");
     return graph;
+  }
+
+  // x + W_o·[heads](norm(x)) as one op (heads_kernel.hpp): the heads' projection weights packed
+  // side by side into W_in once per step, each head's own inputs (offsets, gate, operator) from
+  // its mixer (Mixer::record_head_inputs).
+  ModuleGraph record_branch(Tape<T>& tape, Var x, const NormInputs& norm,
+                            const std::vector<Var>& params) const override {
+    auto op = std::make_unique<HeadsBranchOp<T>>();
+    const Shape shape = tape.shape(x);  // a copy: recording moves the tape's nodes
+    HeadsLayout& layout = op->layout;
+    layout.n = shape.rows;
+    layout.width = shape_.d;
+    std::vector<Var> inputs = {x, norm.gain};
+    if (norm.bias.valid()) {
+      layout.bias = static_cast<int>(inputs.size());
+      inputs.push_back(norm.bias);
+    }
+    std::vector<Var> packed;
+    std::vector<HeadInputs> head_inputs;
+    int column = 0;
+    for (int k = 0; k < heads_; ++k) {
+      const std::vector<Var> head(params.begin() + k * per_head_,
+                                  params.begin() + (k + 1) * per_head_ - 1);
+      head_inputs.push_back(mixer_.record_head_inputs(tape, head, shape_));
+      const HeadInputs& in = head_inputs.back();
+      HeadSlot slot;
+      if (in.scores()) {
+        slot.query_col = column;
+        slot.key_col = column + shape_.r;
+        column += 2 * shape_.r;
+        packed.push_back(in.query_weights);
+        packed.push_back(in.key_weights);
+        slot.score = {shape_.n, shape_.r, shape_.values(), shape_.causal, in.gate.valid()};
+      }
+      slot.value_col = column;
+      column += shape_.values();
+      packed.push_back(params[(k + 1) * per_head_ - 1]);
+      layout.heads.push_back(slot);
+    }
+    layout.projections = column;
+    layout.w_in = static_cast<int>(inputs.size());
+    inputs.push_back(packed.size() == 1 ? packed.front() : concat_columns(tape, packed, "W_in"));
+    layout.w_o = static_cast<int>(inputs.size());
+    inputs.push_back(params.back());
+    for (int k = 0; k < heads_; ++k) {
+      const HeadInputs& in = head_inputs[k];
+      HeadSlot& slot = layout.heads[k];
+      for (auto [index, var] : {std::pair{&slot.query_offsets, in.query_offsets},
+                                {&slot.key_offsets, in.key_offsets},
+                                {&slot.gate, in.gate},
+                                {&slot.fixed_operator, in.fixed_operator}})
+        if (var.valid()) {
+          *index = static_cast<int>(inputs.size());
+          inputs.push_back(var);
+        }
+    }
+    op->inputs = std::move(inputs);
+    op->batch = shape.batch;
+    op->plan_fields();
+    return {tape.record(std::move(op), shape, "heads_branch"), {}};
   }
 
  private:

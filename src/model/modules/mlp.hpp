@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/module.hpp"
+#include "model/modules/mlp_kernel.hpp"
 #include "tape/ops.hpp"
 
 namespace ufl::model {
@@ -35,6 +36,29 @@ class MlpModule : public Module<T> {
         tape, add_rows(tape, matmul(tape, x, params[0], false, false, "xW_1"), params[1]), "gelu");
     return {add_rows(tape, matmul(tape, hidden, params[2], false, false, "hW_2"), params[3], "mlp"),
             {}};
+  }
+  // x + MLP(norm(x)) as one op (mlp_kernel.hpp).
+  ModuleGraph record_branch(Tape<T>& tape, Var x, const NormInputs& norm,
+                            const std::vector<Var>& params) const override {
+    auto op = std::make_unique<MlpBranchOp<T>>();
+    const Shape shape = tape.shape(x);
+    MlpLayout& layout = op->layout;
+    layout.n = shape.rows;
+    layout.width = width_;
+    layout.hidden = hidden_;
+    op->inputs = {x, norm.gain};
+    if (norm.bias.valid()) {
+      layout.bias = static_cast<int>(op->inputs.size());
+      op->inputs.push_back(norm.bias);
+    }
+    for (auto [slot, param] :
+         {std::pair{&layout.w_1, 0}, {&layout.b_1, 1}, {&layout.w_2, 2}, {&layout.b_2, 3}}) {
+      *slot = static_cast<int>(op->inputs.size());
+      op->inputs.push_back(params[param]);
+    }
+    op->batch = shape.batch;
+    op->plan_fields();
+    return {tape.record(std::move(op), shape, "mlp_branch"), {}};
   }
 
  private:

@@ -21,6 +21,10 @@ class NormModule : public Module<T> {
     params[0].setOnes();
     if (kind_.has_bias) params[1].setZero();
   }
+  // Its parameters as a fused branch takes them.
+  NormInputs inputs(const std::vector<Var>& params) const {
+    return {params[0], kind_.has_bias ? params[1] : Var{}};
+  }
   ModuleGraph record(Tape<T>& tape, Var x, const std::vector<Var>& params) const override {
     if (kind_.has_bias) return {layer_norm(tape, x, params[0], params[1], name_), {}};
     return {rms_norm(tape, x, params[0], name_), {}};

@@ -13,23 +13,20 @@ namespace ufl {
 inline constexpr double kNormEpsilon = 1e-5;
 
 // One sample: rows × cols, `bias` nullptr for rmsnorm; stats[2i] = μ_i (0 for rmsnorm),
-// stats[2i+1] = 1/√(σ_i² + ε).
+// stats[2i+1] = 1/√(σ_i² + ε). Row by row over Eigen arrays, so each pass is vectorised.
 template <class T>
 void norm_forward(const T* x, const T* gain, const T* bias, T* y, T* stats, int rows, int cols) {
+  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
+  const Eigen::Map<const Row> g(gain, cols);
   for (int i = 0; i < rows; ++i) {
-    const T* row = x + std::size_t(i) * cols;
-    T* out = y + std::size_t(i) * cols;
-    T mean = 0;
-    if (bias != nullptr) {
-      for (int c = 0; c < cols; ++c) mean += row[c];
-      mean /= T(cols);
-    }
-    T variance = 0;
-    for (int c = 0; c < cols; ++c) variance += (row[c] - mean) * (row[c] - mean);
-    variance /= T(cols);
-    const T inverse = T(1) / std::sqrt(variance + T(kNormEpsilon));
-    for (int c = 0; c < cols; ++c)
-      out[c] = (row[c] - mean) * inverse * gain[c] + (bias != nullptr ? bias[c] : T(0));
+    const Eigen::Map<const Row> row(x + std::size_t(i) * cols, cols);
+    Eigen::Map<Row> out(y + std::size_t(i) * cols, cols);
+    const T mean = bias != nullptr ? row.sum() / T(cols) : T(0);
+    const T inverse = T(1) / std::sqrt((row - mean).square().sum() / T(cols) + T(kNormEpsilon));
+    if (bias != nullptr)
+      out = (row - mean) * inverse * g + Eigen::Map<const Row>(bias, cols);
+    else
+      out = row * inverse * g;
     stats[2 * i] = mean;
     stats[2 * i + 1] = inverse;
   }
@@ -40,27 +37,22 @@ void norm_forward(const T* x, const T* gain, const T* bias, T* y, T* stats, int 
 template <class T>
 void norm_backward(const T* x, const T* gain, bool has_bias, const T* stats, const T* dy, T* dx,
                    T* dgain, T* dbias, int rows, int cols) {
+  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
+  const Eigen::Map<const Row> g(gain, cols);
   for (int i = 0; i < rows; ++i) {
-    const T* row = x + std::size_t(i) * cols;
-    const T* d_out = dy + std::size_t(i) * cols;
+    const Eigen::Map<const Row> row(x + std::size_t(i) * cols, cols);
+    const Eigen::Map<const Row> d_out(dy + std::size_t(i) * cols, cols);
     const T mean = stats[2 * i], inverse = stats[2 * i + 1];
-    T mean_dnorm = 0, mean_dnorm_norm = 0;
-    for (int c = 0; c < cols; ++c) {
-      const T normed = (row[c] - mean) * inverse;
-      const T d_norm = d_out[c] * gain[c];
-      mean_dnorm += d_norm;
-      mean_dnorm_norm += d_norm * normed;
-      if (dgain != nullptr) dgain[c] += d_out[c] * normed;
-      if (dbias != nullptr) dbias[c] += d_out[c];
-    }
-    mean_dnorm = has_bias ? mean_dnorm / T(cols) : T(0);
-    mean_dnorm_norm /= T(cols);
-    if (dx == nullptr) continue;
-    T* d_in = dx + std::size_t(i) * cols;
-    for (int c = 0; c < cols; ++c) {
-      const T normed = (row[c] - mean) * inverse;
-      d_in[c] += inverse * (d_out[c] * gain[c] - mean_dnorm - normed * mean_dnorm_norm);
-    }
+    // Lazy expressions (no temporary rows): x̂ = (x − μ)·r, dx̂ = dy ⊙ gain.
+    const auto normed = (row - mean) * inverse;
+    const auto d_norm = d_out * g;
+    const T mean_dnorm = has_bias ? d_norm.sum() / T(cols) : T(0);
+    const T mean_dnorm_norm = (d_norm * normed).sum() / T(cols);
+    if (dgain != nullptr) Eigen::Map<Row>(dgain, cols) += d_out * normed;
+    if (dbias != nullptr) Eigen::Map<Row>(dbias, cols) += d_out;
+    if (dx != nullptr)
+      Eigen::Map<Row>(dx + std::size_t(i) * cols, cols) +=
+          inverse * (d_norm - mean_dnorm - normed * mean_dnorm_norm);
   }
 }
 

@@ -1,0 +1,118 @@
+// The score head of the fused transformer kernel (src/model/mixers/score_head.hpp): known scores
+// in, known mixtures out, and its backward against central differences in double.
+#include "model/mixers/score_head.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "data/rng.hpp"
+
+using namespace ufl;
+using namespace ufl::model;
+
+namespace {
+
+using Matrix = RowMatrix<double>;
+
+ConstStridedMap<double> read(const Matrix& m) {
+  return ConstStridedMap<double>(m.data(), m.rows(), m.cols(), Eigen::OuterStride<>(m.cols()));
+}
+StridedMap<double> write(Matrix& m) {
+  return StridedMap<double>(m.data(), m.rows(), m.cols(), Eigen::OuterStride<>(m.cols()));
+}
+
+Matrix forward(const ScoreHeadShape& shape, const Matrix& q, const Matrix& k, const Matrix& v,
+               double gamma, std::vector<double>& kept) {
+  kept.assign(shape.kept_size(), 0.0);
+  std::vector<double> temporaries(shape.temporaries_size());
+  Matrix out = Matrix::Zero(shape.n, shape.values);
+  score_head_forward<double>(
+      shape, {read(q), read(k), read(v), gamma, kept.data(), write(out), temporaries.data()});
+  return out;
+}
+
+Matrix random(int rows, int cols, data::Rng& rng) {
+  Matrix m(rows, cols);
+  for (Eigen::Index e = 0; e < m.size(); ++e) m.data()[e] = rng.normal();
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("scores of zero give each position the mean of the values it can see (causal)") {
+  const ScoreHeadShape shape{4, 2, 1, true, false};
+  const Matrix q = Matrix::Zero(4, 2), k = Matrix::Ones(4, 2);
+  Matrix v(4, 1);
+  v << 2, 4, 6, 8;
+  std::vector<double> kept;
+  const Matrix out = forward(shape, q, k, v, 1.0, kept);
+  CHECK(out(0, 0) == doctest::Approx(2));
+  CHECK(out(1, 0) == doctest::Approx(3));
+  CHECK(out(2, 0) == doctest::Approx(4));
+  CHECK(out(3, 0) == doctest::Approx(5));
+  // P is kept, exactly zero above the diagonal.
+  CHECK(kept[1] == 0.0);
+  CHECK(kept[4 + 2] == 0.0);
+  CHECK(kept[4 + 1] == doctest::Approx(0.5));
+}
+
+TEST_CASE("a closed gate (γ = 0) mixes with the masked scores themselves") {
+  const ScoreHeadShape shape{3, 2, 1, true, true};
+  Matrix q(3, 2), k(3, 2), v(3, 1);
+  q << 1, 0, 0, 1, 1, 1;
+  k << 1, 0, 0, 2, 1, 0;  // S = QKᵀ = [1 0 1; 0 2 0; 1 2 1], masked: [1 0 0; 0 2 0; 1 2 1]
+  v << 1, 2, 3;
+  std::vector<double> kept;
+  const Matrix out = forward(shape, q, k, v, 0.0, kept);
+  CHECK(out(0, 0) == doctest::Approx(1));
+  CHECK(out(1, 0) == doctest::Approx(4));
+  CHECK(out(2, 0) == doctest::Approx(8));
+  // Not causal: every position reads every other, S·V.
+  const ScoreHeadShape open{3, 2, 1, false, true};
+  const Matrix all = forward(open, q, k, v, 0.0, kept);
+  CHECK(all(0, 0) == doctest::Approx(4));
+  CHECK(all(1, 0) == doctest::Approx(4));
+  CHECK(all(2, 0) == doctest::Approx(8));
+}
+
+TEST_CASE("the score head's backward matches central differences, gated or not, causal or not") {
+  for (bool gated : {false, true})
+    for (bool causal : {false, true}) {
+      CAPTURE(gated);
+      CAPTURE(causal);
+      const ScoreHeadShape shape{5, 3, 2, causal, gated};
+      data::Rng rng(7, data::Stream::kMonteCarlo);
+      Matrix q = random(5, 3, rng), k = random(5, 3, rng), v = random(5, 2, rng);
+      const Matrix weights = random(5, 2, rng);  // loss = Σ weights ⊙ out
+      double gamma = 0.3;
+      std::vector<double> kept;
+      forward(shape, q, k, v, gamma, kept);
+      Matrix dq(5, 3), dk(5, 3), dv(5, 2);
+      double d_gamma = 0;
+      std::vector<double> temporaries(shape.temporaries_size());
+      score_head_backward<double>(
+          shape, {read(q), read(k), read(v), gamma, kept.data(), read(weights), write(dq),
+                  write(dk), write(dv), gated ? &d_gamma : nullptr, temporaries.data()});
+      auto loss = [&] {
+        std::vector<double> scratch;
+        return (forward(shape, q, k, v, gamma, scratch).array() * weights.array()).sum();
+      };
+      auto numeric = [&](double& x) {
+        const double keep = x, h = 1e-6;
+        x = keep + h;
+        const double up = loss();
+        x = keep - h;
+        const double down = loss();
+        x = keep;
+        return (up - down) / (2 * h);
+      };
+      double worst = 0;
+      for (auto [matrix, gradient] : {std::pair{&q, &dq}, {&k, &dk}, {&v, &dv}})
+        for (Eigen::Index e = 0; e < matrix->size(); ++e)
+          worst = std::max(worst, std::abs(numeric(matrix->data()[e]) - gradient->data()[e]));
+      if (gated) worst = std::max(worst, std::abs(numeric(gamma) - d_gamma));
+      CHECK(worst <= 1e-7);
+    }
+}
