@@ -24,6 +24,18 @@ Other modes:
                    parameters, data and minibatches) and compares the loss at every step and the
                    final parameters with ufl's.
 
+The transformer block (docs/transformer.md), with its own options after the word `transformer`:
+  torch_peer.py transformer --bench [--mixer attention|universal|linear] [--n 64 --width 128
+                --depth 4 --heads 4 --batch 12] [--threads T]
+                   times one training step (forward, backward, clipping, AdamW) on random tokens
+                   of the corpus's vocabulary, like ufl_transformer_bench; one JSON line.
+  torch_peer.py transformer --train [--mixer …] [--seed S] [--steps 2000] [--out FILE]
+                   trains on the corpus (default Debian's fortunes) as `ufl train
+                   configs/transformer/text.json` does and prints the validation loss (JSON).
+  Written from docs/transformer.md §1-§4, not from ufl's code, batched over heads as nanoGPT's
+  CausalSelfAttention is (one product for every head's projections, heads as a tensor
+  dimension), so that it is PyTorch's fast eager form of the same block.
+
 Run with /usr/bin/python3 (Debian's python3-torch); PyTorch is never a dependency of ufl.
 """
 import argparse
@@ -34,7 +46,9 @@ import sys
 import time
 
 
-def parse_args():
+def parse_args(argv):
+    if argv and argv[0] == "transformer":
+        return parse_transformer_args(argv[1:])
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=32)
     p.add_argument("--d", type=int, default=16)
@@ -53,7 +67,8 @@ def parse_args():
     p.add_argument("--gemm-size", type=int, default=512)
     p.add_argument("--check", action="store_true")
     p.add_argument("--compare", metavar="DIR")
-    a = p.parse_args()
+    a = p.parse_args(argv)
+    a.command = "layer"
     if a.r <= 0:
         a.r = a.n
     if a.pool <= 0:
@@ -61,7 +76,44 @@ def parse_args():
     return a
 
 
-ARGS = parse_args()
+def parse_transformer_args(argv):
+    p = argparse.ArgumentParser(prog="torch_peer.py transformer",
+                                description="the transformer block of docs/transformer.md")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--bench", action="store_true", help="time training steps")
+    mode.add_argument("--train", action="store_true", help="train on the corpus")
+    p.add_argument("--corpus", default="/usr/share/games/fortunes")
+    p.add_argument("--mixer", choices=["attention", "universal", "linear"], default="universal")
+    p.add_argument("--n", type=int, default=64)
+    p.add_argument("--width", type=int, default=128)
+    p.add_argument("--depth", type=int, default=4)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--batch", type=int, default=12)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lr-final", type=float, default=1e-4)
+    p.add_argument("--warmup-steps", type=int, default=100)
+    p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--clip", type=float, default=1.0)
+    p.add_argument("--val-fraction", type=float, default=0.1)
+    p.add_argument("--val-windows", type=int, default=200)
+    p.add_argument("--eval-every", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", help="--train: also write the JSON result here")
+    p.add_argument("--steps", type=int, default=0,
+                   help="--train: training steps (default 2000); --bench: steps per timed "
+                        "repeat (0 = auto)")
+    p.add_argument("--warmup", type=int, default=-1, help="--bench: warm-up steps (-1 = auto)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=3.0, help="--bench: time of the repeats")
+    a = p.parse_args(argv)
+    a.command = "transformer"
+    if a.width % a.heads:
+        p.error("--heads must divide --width")
+    return a
+
+
+ARGS = parse_args(sys.argv[1:])
 # Thread counts of the BLAS torch calls must be fixed before torch loads it (OpenBLAS reads its
 # environment once); torch.set_num_threads below covers torch's own OpenMP pool.
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
@@ -371,7 +423,250 @@ def compare(directory):
     return 0 if ok else 1
 
 
+# --------------------------------------------------------------------- the transformer block
+
+def read_corpus(path):
+    """The corpus's text and the files read, as docs/transformer.md §2 says ufl reads it: a file,
+    or a folder's regular files (not links) that are UTF-8 text without NUL, in name order."""
+    def text_of(file):
+        with open(file, "rb") as handle:
+            data = handle.read()
+        if not data or b"\x00" in data:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    if os.path.isfile(path):
+        return text_of(path), [path]
+    parts, files = [], []
+    for name in sorted(os.listdir(path)):
+        file = os.path.join(path, name)
+        if os.path.islink(file) or not os.path.isfile(file):
+            continue
+        text = text_of(file)
+        if text is not None:
+            parts.append(text)
+            files.append(file)
+    return "".join(parts), files
+
+
+def transformer_lr(step, a):
+    """The schedule of docs/transformer.md §3, step = 1..T: linear warm-up, then cosine."""
+    if step <= a.warmup_steps:
+        return a.lr * step / a.warmup_steps
+    progress = (step - a.warmup_steps - 1) / max(1, a.steps - a.warmup_steps - 1)
+    return a.lr_final + (a.lr - a.lr_final) * (1 + math.cos(math.pi * progress)) / 2
+
+
+class Mixing(torch.nn.Module):
+    """Every head of one block (docs/transformer.md §3), heads as a tensor dimension. The values
+    of all heads are one product y W_v (W_v: D x D, head k's slice its columns); attention and
+    universal heads add their query and key columns to that product."""
+
+    def __init__(self, mixer, n, width, heads, depth, std):
+        super().__init__()
+        self.mixer, self.h, self.r, self.dv = mixer, heads, width // heads, width // heads
+        scores = mixer != "linear"
+        columns = width + (2 * heads * self.r if scores else 0)
+        self.W_in = torch.nn.Parameter(torch.randn(width, columns) * std)  # [q | k | v]
+        if mixer == "universal":  # position rows N(0, std^2), bias rows 0, softplus(s) = 1, g = 0
+            self.A_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
+            self.B_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
+            self.a_bias = torch.nn.Parameter(torch.zeros(heads, 1, self.r))
+            self.b_bias = torch.nn.Parameter(torch.zeros(heads, 1, self.r))
+            self.s = torch.nn.Parameter(torch.full((heads, 1, self.r), math.log(math.e - 1)))
+            self.g = torch.nn.Parameter(torch.zeros(heads, 1, 1))
+        if mixer == "linear":  # one n x n matrix per head, starting at I
+            self.M = torch.nn.Parameter(torch.eye(n).repeat(heads, 1, 1))
+        self.W_o = torch.nn.Parameter(torch.randn(width, width) * std / math.sqrt(2 * depth))
+        self.register_buffer("mask", torch.ones(n, n, dtype=torch.bool).tril())
+
+    def forward(self, y):
+        batch, n, width = y.shape
+        projected = y @ self.W_in
+        values = projected[..., -width:].view(batch, n, self.h, self.dv).transpose(1, 2)
+        if self.mixer == "linear":
+            M = self.M.masked_fill(~self.mask, 0.0)
+        else:
+            qk = projected[..., :-width].view(batch, n, 2, self.h, self.r)
+            q, k = qk[:, :, 0].transpose(1, 2), qk[:, :, 1].transpose(1, 2)
+            if self.mixer == "universal":
+                q = (q + self.A_pos + self.a_bias) * F.softplus(self.s)
+                k = k + self.B_pos + self.b_bias
+            S = (q @ k.transpose(-1, -2)) / math.sqrt(self.r)
+            M = torch.softmax(S.masked_fill(~self.mask, float("-inf")), dim=-1)
+            if self.mixer == "universal":
+                gamma = torch.sigmoid(self.g)
+                M = (1 - gamma) * S.masked_fill(~self.mask, 0.0) + gamma * M
+        mixed = (M @ values).transpose(1, 2).reshape(batch, n, width)
+        return mixed @ self.W_o
+
+
+class TransformerBlock(torch.nn.Module):
+    """x + Mixing(LN(x)), then + W_2 GELU(W_1 LN(.) + b_1) + b_2 (docs/transformer.md §1)."""
+
+    def __init__(self, a, std):
+        super().__init__()
+        hidden = 4 * a.width
+        self.norm1 = torch.nn.LayerNorm(a.width)
+        self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std)
+        self.norm2 = torch.nn.LayerNorm(a.width)
+        self.W_1 = torch.nn.Parameter(torch.randn(a.width, hidden) * std)
+        self.b_1 = torch.nn.Parameter(torch.zeros(hidden))
+        self.W_2 = torch.nn.Parameter(torch.randn(hidden, a.width) * std / math.sqrt(2 * a.depth))
+        self.b_2 = torch.nn.Parameter(torch.zeros(a.width))
+
+    def forward(self, x):
+        h = x + self.mixing(self.norm1(x))
+        return h + F.gelu(self.norm2(h) @ self.W_1 + self.b_1, approximate="tanh") @ self.W_2 \
+            + self.b_2
+
+
+class Transformer(torch.nn.Module):
+    """Token and position embeddings, the blocks, a final norm and the head tied to E."""
+
+    def __init__(self, a, vocab, std=0.02):
+        super().__init__()
+        self.E = torch.nn.Parameter(torch.randn(vocab, a.width) * std)
+        self.P = torch.nn.Parameter(torch.randn(a.n, a.width) * std)
+        self.blocks = torch.nn.ModuleList(TransformerBlock(a, std) for _ in range(a.depth))
+        self.norm = torch.nn.LayerNorm(a.width)
+
+    def forward(self, tokens, targets):
+        x = self.E[tokens] + self.P
+        for block in self.blocks:
+            x = block(x)
+        logits = self.norm(x) @ self.E.t()
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+    def flops_per_step(self, a, vocab):
+        """The matrix products of a step as ufl_transformer_bench counts them: 2·m·k·n each,
+        backward twice the forward, the scores at full n x n."""
+        n, width, heads = a.n, a.width, a.heads
+        values = width // heads
+        projections, mixing = width, heads * 2 * n * n * values
+        if a.mixer != "linear":
+            projections += 2 * heads * values
+            mixing += heads * 2 * n * n * values
+        block = 2 * n * width * projections + 2 * n * width * width + 2 * 2 * n * width * 4 * width \
+            + mixing
+        return 3.0 * a.batch * (a.depth * block + 2 * n * width * vocab)
+
+
+def transformer_optimizer(model, a):
+    """AdamW with decay on the matrices only (docs/transformer.md §3): not the norms, the MLP's
+    biases, the universal heads' s and g."""
+    no_decay = {"s", "g", "b_1", "b_2", "weight", "bias"}
+    decay, rest = [], []
+    for name, p in model.named_parameters():
+        (rest if name.split(".")[-1] in no_decay else decay).append(p)
+    return torch.optim.AdamW([{"params": decay, "weight_decay": a.weight_decay},
+                              {"params": rest, "weight_decay": 0.0}],
+                             lr=a.lr, betas=(0.9, 0.99), eps=1e-8)
+
+
+def transformer_step(model, optimizer, tokens, targets, lr, clip):
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    loss = model(tokens, targets)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    return loss
+
+
+def peak_memory_bytes():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def transformer_bench(a):
+    text, _ = read_corpus(a.corpus)
+    vocab = len(set(text))
+    torch.manual_seed(a.seed)
+    model = Transformer(a, vocab)
+    optimizer = transformer_optimizer(model, a)
+    generator = torch.Generator().manual_seed(a.seed)
+
+    def step():
+        tokens = torch.randint(vocab, (a.batch, a.n), generator=generator)
+        targets = torch.randint(vocab, (a.batch, a.n), generator=generator)
+        transformer_step(model, optimizer, tokens, targets, a.lr, a.clip)
+
+    median, fastest, slowest, steps, repeats, warm = time_steps(step, a)
+    flops = model.flops_per_step(a, vocab)
+    print(json.dumps({
+        "impl": "torch", "mixer": a.mixer, "n": a.n, "width": a.width, "depth": a.depth,
+        "heads": a.heads, "batch": a.batch, "vocab": vocab, "threads": a.threads,
+        "ms_per_step": round(median, 4), "ms_min": round(fastest, 4), "ms_max": round(slowest, 4),
+        "flops_per_step": flops, "gflops": round(flops / (median * 1e-3) / 1e9, 3),
+        "parameters": sum(p.numel() for p in model.parameters()), "steps": steps,
+        "repeats": repeats, "warmup": warm, "peak_memory_bytes": peak_memory_bytes(),
+        "torch": torch.__version__, "blas": blas_library()}), flush=True)
+    return 0
+
+
+def transformer_train(a):
+    a.steps = a.steps or 2000
+    text, files = read_corpus(a.corpus)
+    characters = sorted(set(text))
+    index = {c: i for i, c in enumerate(characters)}
+    data = torch.tensor([index[c] for c in text], dtype=torch.long)
+    split = int(len(data) * (1 - a.val_fraction))
+    train, validation = data[:split], data[split:]
+    generator = torch.Generator().manual_seed(a.seed)
+    val_starts = torch.randint(len(validation) - a.n, (a.val_windows,), generator=generator)
+    torch.manual_seed(a.seed)
+    model = Transformer(a, len(characters))
+    optimizer = transformer_optimizer(model, a)
+
+    def windows(split_data, starts):
+        tokens = torch.stack([split_data[s:s + a.n] for s in starts])
+        targets = torch.stack([split_data[s + 1:s + a.n + 1] for s in starts])
+        return tokens, targets
+
+    @torch.no_grad()
+    def validation_loss():
+        total = 0.0
+        for first in range(0, a.val_windows, 50):
+            tokens, targets = windows(validation, val_starts[first:first + 50])
+            total += model(tokens, targets).item() * len(tokens)
+        return total / a.val_windows
+
+    curve, times = [], []
+    for step in range(1, a.steps + 1):
+        starts = torch.randint(len(train) - a.n, (a.batch,), generator=generator)
+        tokens, targets = windows(train, starts)
+        began = time.perf_counter()
+        loss = transformer_step(model, optimizer, tokens, targets, transformer_lr(step, a),
+                                a.clip).item()
+        times.append(time.perf_counter() - began)
+        if step % a.eval_every == 0 or step == a.steps:
+            value = validation_loss()
+            curve.append({"step": step, "train_loss": loss, "val_loss": value})
+            print(f"step {step:5d}/{a.steps}  loss {loss:.4f}  val_loss {value:.4f}", file=sys.stderr,
+                  flush=True)
+    result = {"impl": "torch", "mixer": a.mixer, "seed": a.seed, "threads": a.threads,
+              "steps": a.steps, "vocab": len(characters), "characters": len(data),
+              "files": len(files), "validation_loss": curve[-1]["val_loss"],
+              "validation_bits": curve[-1]["val_loss"] / math.log(2),
+              "parameters": sum(p.numel() for p in model.parameters()),
+              "ms_per_step": 1e3 * sum(times[10:]) / max(1, len(times) - 10),
+              "peak_memory_bytes": peak_memory_bytes(), "curve": curve}
+    print(json.dumps(result))
+    if a.out:
+        with open(a.out, "w") as handle:
+            json.dump(result, handle, indent=1)
+    return 0
+
+
 if __name__ == "__main__":
+    if ARGS.command == "transformer":
+        sys.exit(transformer_bench(ARGS) if ARGS.bench else transformer_train(ARGS))
     if ARGS.check:
         sys.exit(check())
     if ARGS.compare:

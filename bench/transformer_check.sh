@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The independent check of docs/transformer.md §6: ufl's validation loss after the reference
-# configuration's 2000 steps against the PyTorch peer's (bench/torch_transformer.py), for the
+# configuration's 2000 steps against the PyTorch peer's (bench/torch_peer.py transformer), for the
 # attention and universal mixers, seeds 1-3 each, on the same corpus; one thread per run, two
 # runs at a time. Resumable: finished runs are kept (ufl --continue; the peer's JSON files).
 #   bash bench/transformer_check.sh [STEPS]      (default 2000; results/transformer-check/)
@@ -15,7 +15,7 @@ for mixer in attention universal; do
   for seed in 1 2 3; do
     jobs+=("build/ufl train configs/transformer/text.json --set layer.mixer=$mixer --set train.steps=$steps --seed $seed --out $out/ufl-$mixer-s$seed --threads 1 --continue -q")
     peer="$out/torch-$mixer-s$seed.json"
-    [ -f "$peer" ] || jobs+=("/usr/bin/python3 bench/torch_transformer.py --mixer $mixer --seed $seed --steps $steps --threads 1 --out $peer.partial >/dev/null 2>&1 && mv $peer.partial $peer")
+    [ -f "$peer" ] || jobs+=("/usr/bin/python3 bench/torch_peer.py transformer --train --mixer $mixer --seed $seed --steps $steps --threads 1 --out $peer.partial >/dev/null 2>&1 && mv $peer.partial $peer")
   done
 done
 printf '%s\n' "${jobs[@]}" | xargs -P 2 -I{} bash -c '{}'

@@ -192,6 +192,8 @@ json finished_manifest(const RunRecord& run, const train::TrainResult& training,
   manifest["steps_per_second"] = training.steps_per_second;
   manifest["trajectory_seconds"] = training.probe_seconds;
   manifest["kernels"] = training.kernels;  // per layer: the kernel that computed it
+  // This process's peak resident memory (a resumed run's covers the part after the resume).
+  manifest["peak_memory_bytes"] = io::peak_resident_bytes();
   manifest["finished_at"] = utc_now();
   if (!training.message.empty()) manifest["error"] = training.message;
   return manifest;

@@ -1,5 +1,7 @@
 #include "io/available_memory.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -118,6 +120,12 @@ std::string format_bytes(double bytes) {
                                              : "%.0f %s"),
                 bytes, units[unit]);
   return text;
+}
+
+double peak_resident_bytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return -1;
+  return double(usage.ru_maxrss) * 1024.0;  // Linux reports kilobytes
 }
 
 }  // namespace ufl::io

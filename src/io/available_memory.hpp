@@ -2,7 +2,8 @@
 // How much memory a run can use: the kernel's MemAvailable (/proc/meminfo) and, when the process
 // runs in a cgroup with a memory limit (containers, Slurm jobs, systemd units), that limit less
 // what the cgroup already uses. The memory estimate (train/resource_estimate.hpp) is checked
-// against the smaller of the two before anything large is allocated.
+// against the smaller of the two before anything large is allocated; the peak a run used is
+// reported after it.
 #include <filesystem>
 #include <string>
 
@@ -28,5 +29,9 @@ AvailableMemory available_memory(const std::filesystem::path& proc = "/proc",
 
 // "1.2 GB", "340 MB", "5.0 TB" (powers of 1000, as MemAvailable is usually quoted in GB).
 std::string format_bytes(double bytes);
+
+// The most memory this process has held at once so far (its peak resident set, getrusage's
+// ru_maxrss), in bytes; what a run reports in manifest.json as peak_memory_bytes.
+double peak_resident_bytes();
 
 }  // namespace ufl::io
