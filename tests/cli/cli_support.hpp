@@ -58,9 +58,10 @@ struct TemporaryFolder {
   }
 };
 
-// Waits (up to 30 s) until a run training into `folder` has written its first checkpoint in its
-// staging folder: it is then in the training loop, so a signal lands mid-training whatever the
-// machine's speed (a signal during data generation would, rightly, leave nothing to resume).
+// Waits (up to five minutes: a deadline against hangs, not a measurement) until a run training
+// into `folder` has written its first checkpoint in its staging folder: it is then in the
+// training loop, so a signal lands mid-training whatever the machine's speed (a signal during
+// data generation would, rightly, leave nothing to resume).
 inline bool wait_for_first_checkpoint(const std::filesystem::path& folder) {
   auto training = [&] {
     for (const auto& entry : std::filesystem::directory_iterator(folder))
@@ -69,8 +70,25 @@ inline bool wait_for_first_checkpoint(const std::filesystem::path& folder) {
         return true;
     return false;
   };
-  for (int wait = 0; wait < 3000; ++wait) {
+  for (int wait = 0; wait < 30000; ++wait) {
     if (training()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Waits (up to five minutes: a deadline against hangs) until process `pid` has ended, a zombie
+// not yet reaped included; false if it is still running.
+inline bool wait_until_ended(const std::string& pid) {
+  auto ended = [&] {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto name_end = line.rfind(')');
+    return name_end != std::string::npos && name_end + 2 < line.size() && line[name_end + 2] == 'Z';
+  };
+  for (int wait = 0; wait < 30000; ++wait) {
+    if (ended()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
