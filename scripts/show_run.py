@@ -82,8 +82,9 @@ def plot_loss(axis, loss, header, bits):
         held_out = ~np.isnan(loss[metric])
         axis.plot(steps[held_out], loss[metric][held_out], "o-", ms=2.5, lw=1,
                   label=metric.replace("_", " "))
-    positive = loss["loss"][np.isfinite(loss["loss"])]
-    if positive.size and positive.min() > 0:
+    finite = loss["loss"][np.isfinite(loss["loss"])]
+    # A log scale where the loss spans more than a decade or so (denoising from ~3 to ~0.1).
+    if finite.size and finite.min() > 0 and finite.max() > 20 * finite.min():
         axis.set_yscale("log")
     axis.set_xlabel("step", fontsize=8)
     axis.set_ylabel("nats per token" if bits else "loss", fontsize=8)
