@@ -87,12 +87,13 @@ int run_analyze(const AnalyzeArguments& arguments) {
     // be what the run trained with (manifest.json "config", in runs that record it), or the
     // saved parameters would be scored on other data.
     const bool recorded = manifest.contains("config") && manifest["config"].is_object();
+    const json written_settings = config::to_json(written);
     std::vector<std::string> thresholds_keys;
-    for (auto& [key, value] : config::to_json(written)["analysis"].items())
+    for (auto& [key, value] : written_settings["analysis"].items())
       thresholds_keys.push_back("analysis." + key);
     if (recorded)
-      if (const auto edits = config::differing_settings(config::to_json(written),
-                                                        manifest["config"], thresholds_keys);
+      if (const auto edits =
+              config::differing_settings(written_settings, manifest["config"], thresholds_keys);
           !edits.empty())
         throw BadInput((run / "config.json").string() + " was edited after the run was trained: " +
                        config::describe_differences(edits, "in config.json", "when it trained") +

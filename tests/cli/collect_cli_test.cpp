@@ -81,8 +81,8 @@ TEST_CASE("ufl collect prints a table for the reader, beside the CSV") {
   CHECK(line.find("local") != std::string::npos);
   CHECK(line.find("universal") != std::string::npos);
   // Without --out the CSV alone goes to standard output, the table to standard error.
-  const CommandResult piped = run_command("cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
-                                          results.string() + " 2>/dev/null");
+  const CommandResult piped = run_command("(cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
+                                          results.string() + " 2>/dev/null)");
   CHECK(piped.output == read_text(csv));
 }
 

@@ -55,7 +55,7 @@ TEST_CASE("a deep run names its files by layer and measures every layer") {
   // ufl collect flattens the layers: layer1.verdict, layer2.row…
   // The CSV alone: standard output (the table for the reader goes to standard error).
   const CommandResult collected =
-      run_command("cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " + run + " 2>/dev/null");
+      run_command("(cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " + run + " 2>/dev/null)");
   REQUIRE(collected.exit_code == 0);
   const std::string header = collected.output.substr(0, collected.output.find('\n'));
   for (const char* column :

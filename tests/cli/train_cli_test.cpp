@@ -235,8 +235,8 @@ TEST_CASE("every mixer trains; its run folder says which mixer it holds and writ
     CHECK(why.find("closest special case is fourier") != std::string::npos);
   }
   // The CSV alone: standard output (the table for the reader goes to standard error).
-  const CommandResult collected = run_command("cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
-                                              folder.path.string() + " 2>/dev/null");
+  const CommandResult collected = run_command("(cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
+                                              folder.path.string() + " 2>/dev/null)");
   REQUIRE(collected.exit_code == 0);
   const std::string header = collected.output.substr(0, collected.output.find('\n'));
   for (const char* column :
