@@ -36,12 +36,12 @@ std::string non_finite_text(double value) {
 
 // The values of `file` as float32, refusing the first that is not finite with its sample, row
 // (position) and channel: a NaN in the data would otherwise surface as "training diverged".
-// The dtypes a data folder's arrays may have (docs/data_folders.md): values as float32 (what
-// `ufl generate` writes) or float64 (NumPy's default, rounded to float32 as it is read; beyond
-// float32's range refused below); positions as int32 or int64. Integers as values and floats as
-// positions are refused: they are a mistake in the file, not a format.
+// The dtypes a data folder's values may have (docs/data_folders.md): float32 (what `ufl generate`
+// writes) or float64 (NumPy's default, rounded to float32 as it is read; beyond float32's range
+// refused below). Integers as values are a mistake in the file, not a format, and are refused.
+// Partners are positions: any dtype ufl reads, as long as each is a whole number in range
+// (paired_partners checks that).
 const std::vector<std::string> kValueDtypes = {"<f4", "<f8"};
-const std::vector<std::string> kPositionDtypes = {"<i4", "<i8"};
 
 std::vector<float> finite_samples(const std::filesystem::path& file, int count, int n, int d) {
   const auto values =
@@ -71,8 +71,7 @@ std::string number_text(double value) {
 // the same sample, and partners come in pairs (the optimum averages each token with its partner,
 // reading its row: a partner outside 0..n−1 would read outside the sample).
 std::vector<std::int32_t> paired_partners(const std::filesystem::path& file, int count, int n) {
-  const auto values =
-      io::read_npy_values(file, {std::size_t(count), std::size_t(n)}, kPositionDtypes);
+  const auto values = io::read_npy_values(file, {std::size_t(count), std::size_t(n)});
   std::vector<std::int32_t> partners(values.size());
   auto refuse = [&](std::size_t e, const std::string& problem) {
     throw std::invalid_argument(file.string() + ": sample " + std::to_string(e / n) +
