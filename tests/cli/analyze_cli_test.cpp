@@ -219,15 +219,12 @@ TEST_CASE("an analysis that fails halfway leaves every file of the run as it was
 TEST_CASE("analyze on a run still training says who holds it, not that it is no run folder") {
   TemporaryFolder folder;
   const std::string run = folder / "run";
-  const std::string start =
-      "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section8/local.json --out " + run +
-      " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set "
-      "dataset.test_size=64 --set train.steps=200000 --set train.checkpoint_every=20 -q -j1 > " +
-      (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
-  REQUIRE(std::system(start.c_str()) == 0);
-  REQUIRE(wait_for_first_checkpoint(folder.path));
-  std::string pid = read_text(folder / "pid");
-  pid.erase(pid.find_last_not_of(" \n") + 1);
+  const std::string pid = train_until_first_checkpoint(
+      folder.path, "configs/section8/local.json --out " + run +
+                       " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set "
+                       "dataset.test_size=64 --set train.steps=200000 --set "
+                       "train.checkpoint_every=20 -q -j1");
+  REQUIRE_FALSE(pid.empty());
   const CommandResult busy = run_ufl("analyze " + run);
   CHECK(busy.exit_code == 2);
   CHECK(busy.output.find("ufl: error: " + run + " is in use by process " + pid) == 0);
@@ -245,15 +242,8 @@ TEST_CASE("analyze an interrupted run, then --resume: the analyses and metrics_h
   const std::string settings =
       " --set dataset.n=16 --set dataset.d=8 --set dataset.train_size=512 --set "
       "dataset.test_size=128 --set train.steps=4000 --set train.checkpoint_every=200 -q -j1";
-  const std::string start =
-      "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section8/lowrank.json --out " + run +
-      settings + " > " + (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
-  REQUIRE(std::system(start.c_str()) == 0);
-  REQUIRE(wait_for_first_checkpoint(folder.path));
-  std::string pid = read_text(folder / "pid");
-  pid.erase(pid.find_last_not_of(" \n") + 1);
-  REQUIRE(run_command("kill -INT " + pid).exit_code == 0);
-  REQUIRE(wait_until_ended(pid));
+  REQUIRE(interrupt_after_first_checkpoint(
+      folder.path, "configs/section8/lowrank.json --out " + run + settings));
   INFO(read_text(folder / "log"));
   REQUIRE(read_json(run + "/manifest.json")["status"] == "interrupted");
 

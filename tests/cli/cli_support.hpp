@@ -94,6 +94,27 @@ inline bool wait_until_ended(const std::string& pid) {
   return false;
 }
 
+// `ufl train ARGUMENTS` (whose --out is a folder in `folder` named "run") started in the
+// background, its output in folder/log; returns its PID once its first checkpoint is on disk, so
+// that a signal lands mid-training; "" if none appeared.
+inline std::string train_until_first_checkpoint(const std::filesystem::path& folder,
+                                                const std::string& arguments) {
+  const std::string start = "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train " + arguments + " > " +
+                            (folder / "log").string() + " 2>&1 & echo $! > " +
+                            (folder / "pid").string() + ")";
+  if (std::system(start.c_str()) != 0 || !wait_for_first_checkpoint(folder)) return "";
+  std::string pid = read_text(folder / "pid");
+  pid.erase(pid.find_last_not_of(" \n") + 1);
+  return pid;
+}
+
+// The same, then SIGINT, and back once the process has ended (its run folder written).
+inline bool interrupt_after_first_checkpoint(const std::filesystem::path& folder,
+                                             const std::string& arguments) {
+  const std::string pid = train_until_first_checkpoint(folder, arguments);
+  return !pid.empty() && run_command("kill -INT " + pid).exit_code == 0 && wait_until_ended(pid);
+}
+
 // Small and fast settings for end-to-end runs.
 inline const std::string kSmallRun =
     " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set dataset.test_size=64"

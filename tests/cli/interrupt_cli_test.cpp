@@ -25,15 +25,8 @@ TEST_CASE("SIGINT saves a checkpoint; --resume ends bit-identical to an uninterr
   TemporaryFolder folder;
   const std::string run = folder / "run", reference = folder / "reference";
   // Start in the background, interrupt it, wait for it to exit.
-  const std::string start =
-      "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section8/lowrank.json --out " + run +
-      kLongRun + " > " + (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
-  REQUIRE(std::system(start.c_str()) == 0);
-  REQUIRE(wait_for_first_checkpoint(folder.path));
-  std::string pid = read_text(folder / "pid");
-  pid.erase(pid.find_last_not_of(" \n") + 1);
-  REQUIRE(run_command("kill -INT " + pid).exit_code == 0);
-  REQUIRE(wait_until_ended(pid));  // then its run folder is written
+  REQUIRE(interrupt_after_first_checkpoint(
+      folder.path, "configs/section8/lowrank.json --out " + run + kLongRun));
   INFO(read_text(folder / "log"));
   const auto manifest = nlohmann::json::parse(read_text(run + "/manifest.json"));
   REQUIRE(manifest["status"] == "interrupted");
@@ -140,15 +133,8 @@ TEST_CASE("a loss that explodes but stays finite is a divergence: exit 3, last f
 TEST_CASE("--resume refuses a run whose config.json was edited after it was interrupted") {
   TemporaryFolder folder;
   const std::string run = folder / "run";
-  const std::string start =
-      "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train configs/section8/lowrank.json --out " + run +
-      kLongRun + " > " + (folder / "log") + " 2>&1 & echo $! > " + (folder / "pid") + ")";
-  REQUIRE(std::system(start.c_str()) == 0);
-  REQUIRE(wait_for_first_checkpoint(folder.path));
-  std::string pid = read_text(folder / "pid");
-  pid.erase(pid.find_last_not_of(" \n") + 1);
-  REQUIRE(run_command("kill -INT " + pid).exit_code == 0);
-  REQUIRE(wait_until_ended(pid));
+  REQUIRE(interrupt_after_first_checkpoint(
+      folder.path, "configs/section8/lowrank.json --out " + run + kLongRun));
   REQUIRE(nlohmann::json::parse(read_text(run + "/manifest.json"))["status"] == "interrupted");
   auto config = nlohmann::json::parse(read_text(run + "/config.json"));
   const std::string original = read_text(run + "/config.json");
