@@ -39,8 +39,8 @@ python=${PYTHON:-/usr/bin/python3}
 if [ -n "${UFL_BIN:-}" ]; then
   ufl=$(realpath "$UFL_BIN")
 else
-  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build"
-  cmake --build "$root/build" -j "$(nproc)"
+  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build" -DUFL_PCH=ON
+  cmake --build "$root/build" -j "$(nproc)" --target ufl  # the tests are scripts/test.sh's
   ufl=$root/build/ufl
 fi
 

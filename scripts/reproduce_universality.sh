@@ -46,7 +46,7 @@ mixers=${MIXERS:-universal attention convolution fourier lowrank linear}
 if [ -n "${UFL_BIN:-}" ]; then
   ufl=$(realpath "$UFL_BIN")
 else
-  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build"
+  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build" -DUFL_PCH=ON
   cmake --build "$root/build" -j "$(nproc)" --target ufl
   ufl=$root/build/ufl
 fi

@@ -32,6 +32,10 @@ DIVERGED_FACTOR = 10.0
 
 
 def diverged(metrics):
+    # A run the trainer stopped as diverged (its loss grew past 10⁶ × its first, or became NaN:
+    # docs/running.md) has no metrics.json; find_runs marks it.
+    if metrics.get("diverged"):
+        return True
     return not metrics["test_mse"] <= DIVERGED_FACTOR * metrics["fixed_mse"]
 KINDS = ["induction", "local", "global", "periodic", "lowrank"]
 
@@ -40,9 +44,16 @@ def find_runs(root):
     runs = []
     for d, subdirs, files in os.walk(root):
         subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
-        if "metrics.json" in files and "config.json" in files:
-            with open(os.path.join(d, "metrics.json")) as f:
-                metrics = json.load(f)
+        stopped = False
+        if "manifest.json" in files and "metrics.json" not in files:
+            with open(os.path.join(d, "manifest.json")) as f:
+                stopped = json.load(f).get("status") == "diverged"
+        if ("metrics.json" in files or stopped) and "config.json" in files:
+            if stopped:
+                metrics = {"diverged": True}
+            else:
+                with open(os.path.join(d, "metrics.json")) as f:
+                    metrics = json.load(f)
             with open(os.path.join(d, "config.json")) as f:
                 config = json.load(f)
             runs.append({"dir": d, "metrics": metrics, "config": config,
@@ -106,7 +117,7 @@ def table(runs):
         for key in induction:
             everything = sorted(groups[key], key=lambda r: r["seed"])
             blown = sum(diverged(r["metrics"]) for r in everything)
-            wins = sum(r["metrics"]["eta_fix"] >= SUCCESS_ETA_FIX for r in everything)
+            wins = sum(r["metrics"].get("eta_fix", 0) >= SUCCESS_ETA_FIX for r in everything)
             group = [r for r in everything if not diverged(r["metrics"])] or everything
             m = [r["metrics"] for r in group]
             depth = key[1]
@@ -124,7 +135,8 @@ def table(runs):
                 f"{gains} |")
         lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
                   "fixed operator's); the verdicts, offsets and gains are those seeds' too."]
-        ref = groups[induction[0]][0]["metrics"]
+        ref = next((r["metrics"] for r in groups[induction[0]] if not diverged(r["metrics"])),
+                   groups[induction[0]][0]["metrics"])
         lines += ["", f"References on the same test sets: per-sample optimum MSE "
                   f"{ref['optimal_mse']:.3f} (blank rows "
                   f"{ref.get('optimal_row_mse', {}).get('blank', float('nan')):.3f}); best fixed "
@@ -189,7 +201,7 @@ def figure(runs, depth, out_dir):
                    key=lambda r: r["seed"])
     if not group:
         return None
-    best = min(group, key=lambda r: r["metrics"]["test_mse"])
+    best = min(group, key=lambda r: r["metrics"].get("test_mse", float("inf")))
     blown = [r["seed"] for r in group if diverged(r["metrics"])]
     fig, axes = plt.subplots(depth + 1, 3, figsize=(12, 3.3 * (depth + 1)), squeeze=False)
     n = best["config"]["dataset"]["n"]

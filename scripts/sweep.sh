@@ -30,7 +30,13 @@ usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "$1"); shift
 configs=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do configs+=("$(realpath "$1")"); shift; done
+# Every argument is checked before anything is built or queued: a sweep that fails halfway, on a
+# typo in its last axis, wastes the runs before it.
+fail() { echo "sweep.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+  [ -f "$1" ] && [ -r "$1" ] || fail "no config file '$1'"
+  configs+=("$(realpath "$1")"); shift
+done
 [ $# -gt 0 ] && shift  # the --
 [ ${#configs[@]} -gt 0 ] || usage
 
@@ -68,11 +74,22 @@ add_axis() {  # add_axis NAME_KEY FLAG VALUE_PREFIX LIST
 seeds="" sets=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --seed) seeds=$2; shift 2 ;;
-    --set) sets+=("$2"); shift 2 ;;
-    *) echo "sweep.sh: unknown axis '$1' (use --seed LIST or --set key=LIST)" >&2; exit 2 ;;
+    --seed | --set)
+      [ $# -ge 2 ] && [ -n "$2" ] || fail "$1 needs a value (--seed LIST or --set key=LIST)"
+      if [ "$1" = --seed ]; then seeds=$2; else sets+=("$2"); fi
+      shift 2 ;;
+    *) fail "unknown axis '$1' (use --seed LIST or --set key=LIST)" ;;
   esac
 done
+# An empty value (`noise=0.1,,0.2`, or a comma at an end) is a typo, not a value.
+check_list() {  # check_list AXIS LIST
+  local v
+  while IFS= read -r v; do
+    [ -n "$v" ] || fail "$1: an empty value in the list (two commas in a row, or one at an end)"
+  done < <(split_list "$2")
+}
+[ -z "$seeds" ] || check_list "--seed $seeds" "$seeds"
+for s in ${sets[@]+"${sets[@]}"}; do check_list "--set $s" "${s#*=}"; done
 fixed=""  # single-valued --set: the same for every run, so not in the names
 for s in ${sets[@]+"${sets[@]}"}; do
   key=${s%%=*} list=${s#*=}
@@ -91,9 +108,18 @@ done
 ufl=${UFL_BIN:-$root/build/ufl}
 if [ ! -x "$ufl" ]; then
   echo "building ufl ($ufl not found)" >&2
-  cmake -S "$root" -B "$root/build" && cmake --build "$root/build" -j "$(nproc)"
+  cmake -S "$root" -B "$root/build" -DUFL_PCH=ON && cmake --build "$root/build" -j "$(nproc)" --target ufl
 fi
 ufl=$(realpath "$ufl")
+
+# Each run's settings, checked by ufl itself (every key, type and range) before any is queued.
+for cfg in "${configs[@]}"; do
+  for i in "${!names[@]}"; do
+    if ! problem=$(eval "\"\$ufl\" config \"\$cfg\" $fixed ${args[i]}" 2>&1 >/dev/null); then
+      fail "$(basename "$cfg" .json)${names[i]}: $(grep -m1 'error' <<< "$problem" || echo "$problem")"
+    fi
+  done
+done
 
 # Fixed settings are not in the run names, so a folder swept with other fixed settings
 # must not be continued: its complete runs would be skipped as if they matched.

@@ -50,11 +50,23 @@ std::string verdict_sentence(const json& metrics) {
                 shown(number(metrics, "test_mse")) + " < " + shown(number(metrics, "fixed_mse")) +
                 ")";
   } else if (verdict == "unclassified") {
+    // Each test with the numbers of its conditions as they came out, so that the one that
+    // failed is named even when the other held (ι above its threshold, but an MSE above the
+    // best fixed operator's; α ≥ alpha_min, but k99 = n).
+    const double test_mse = number(metrics, "test_mse"), fixed_mse = number(metrics, "fixed_mse");
+    const std::string mse = "test MSE " + shown(test_mse) + (test_mse < fixed_mse ? " < " : " ≥ ") +
+                            "the best fixed operator's " + shown(fixed_mse);
+    const auto spectrum = metrics.find("singular_values");
+    const double k99 = number(metrics, "targets_k99");
+    const double n = spectrum != metrics.end() && spectrum->is_array()
+                         ? double(spectrum->size())
+                         : std::numeric_limits<double>::quiet_NaN();
+    const std::string rank =
+        "the targets' k99 " + shown(k99) + (k99 < n ? " < n " : " = n ") + shown(n);
     sentence += " — no operator's test passed (attention: " + score("ι", "iota", "iota_min") +
-                " and a test MSE below the best fixed operator's; convolution: " +
-                score("τ", "tau", "tau_min") + ", " + score("ℓ", "ell", "ell_min") +
-                "; Fourier: " + score("φ", "phi", "phi_min") +
-                "; SVD: " + score("α", "alpha", "alpha_min") + " with k99 < n)";
+                ", " + mse + "; convolution: " + score("τ", "tau", "tau_min") + ", " +
+                score("ℓ", "ell", "ell_min") + "; Fourier: " + score("φ", "phi", "phi_min") +
+                "; SVD: " + score("α", "alpha", "alpha_min") + ", " + rank + ")";
   } else {
     // A fixed-operator verdict names M̄'s shape; it has emerged only if that operator also
     // denoises nearly as well as the optimum (η ≥ eta_min): a scaled identity is Toeplitz and

@@ -9,10 +9,13 @@
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/utc_time.hpp"
+#include "config/difference.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
+#include "io/run_folder.hpp"
+#include "io/run_lock.hpp"
 #include "results/run_writer.hpp"
 #include "task/run.hpp"
 
@@ -38,7 +41,8 @@ std::string data_folder(const AnalyzeArguments& arguments, const json& manifest,
   if (!arguments.data_dir.empty()) return arguments.data_dir;
   const json recorded = manifest.value("data_dir", json(""));
   const std::string folder = recorded.is_string() ? recorded.get<std::string>() : "";
-  if (!folder.empty() && !fs::is_directory(folder))
+  std::error_code ignored;  // a folder that cannot be read is as good as gone
+  if (!folder.empty() && !fs::is_directory(folder, ignored))
     throw BadInput(run.string() + " was trained on the data in " + folder +
                    " (manifest.json data_dir), which is gone; restore it, or pass --data with a "
                    "folder holding the same data");
@@ -58,10 +62,18 @@ fs::path next_history_file(const fs::path& run) {
 int run_analyze(const AnalyzeArguments& arguments) {
   return report_errors([&] {
     const fs::path run = arguments.run_dir;
-    if (!fs::is_regular_file(run / "config.json") || !fs::is_regular_file(run / "manifest.json"))
+    std::error_code ignored;
+    if (!fs::is_regular_file(run / "config.json", ignored) ||
+        !fs::is_regular_file(run / "manifest.json", ignored)) {
+      // A run still training has no folder yet, only its staging folder and its lock: say who
+      // holds it rather than that it is not a run (RunGuard throws "in use by process N").
+      if (fs::exists(io::RunLock::lock_path(run), ignored)) {
+        const RunGuard in_use(run);
+      }
       throw BadInput(run.string() +
                      " is not a run folder (no config.json or manifest.json); pass a folder "
                      "written by 'ufl train'");
+    }
     // Not while another process trains (or resumes) this run.
     const RunGuard guard(run);
     for (const std::string& assignment : arguments.overrides)
@@ -69,9 +81,30 @@ int run_analyze(const AnalyzeArguments& arguments) {
         throw BadInput(
             "--set " + assignment +
             ": analyze can only change analysis.* thresholds; retrain to change anything else");
-    const config::Config before = config::load_config(run / "config.json");
-    const config::Config config = config::load_config(run / "config.json", arguments.overrides);
+    const config::Config written = config::load_config(run / "config.json");
     json manifest = read_json(run / "manifest.json");
+    // The thresholds may change (that is what analyze is for); anything else in config.json must
+    // be what the run trained with (manifest.json "config", in runs that record it), or the
+    // saved parameters would be scored on other data.
+    const bool recorded = manifest.contains("config") && manifest["config"].is_object();
+    const json written_settings = config::to_json(written);
+    std::vector<std::string> thresholds_keys;
+    for (auto& [key, value] : written_settings["analysis"].items())
+      thresholds_keys.push_back("analysis." + key);
+    if (recorded)
+      if (const auto edits =
+              config::differing_settings(written_settings, manifest["config"], thresholds_keys);
+          !edits.empty())
+        throw BadInput((run / "config.json").string() + " was edited after the run was trained: " +
+                       config::describe_differences(edits, "in config.json", "when it trained") +
+                       "; restore it (the trained settings are in manifest.json \"config\"); "
+                       "analyze changes only analysis.* thresholds, with --set");
+    // The thresholds before: as the run last recorded them. A threshold edited by hand in
+    // config.json counts as changed by this analysis, as --set would.
+    const config::Config before =
+        recorded ? config::parse_config(manifest["config"].dump(), (run / "manifest.json").string())
+                 : written;
+    const config::Config config = config::load_config(run / "config.json", arguments.overrides);
     const std::string data_dir = data_folder(arguments, manifest, run);
     const std::unique_ptr<task::TaskRun> task_run = task::start_run(config, data_dir);
     try {
@@ -79,7 +112,12 @@ int run_analyze(const AnalyzeArguments& arguments) {
     } catch (const io::IoError& error) {
       throw BadInput(error.what());  // a damaged run folder is input the user must fix
     }
-    json metrics = task_run->analyze(run);
+    // All of the analysis's files or none: they are written into a copy of the run folder (hard
+    // links: no space) that replaces it in one rename at the end.
+    io::RunFolder folder(run, /*force=*/true);
+    io::link_tree(run, folder.staging());
+    const fs::path& out = folder.staging();
+    json metrics = task_run->analyze(out);
     metrics["name"] = config.name;
     metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
@@ -105,8 +143,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
       const json previous = json::parse(previous_text, nullptr, false);
       if (previous_text != metrics.dump(2) + "\n") {  // as results::write_json writes it
         const fs::path history = next_history_file(run);
-        fs::create_directories(run / history.parent_path());
-        io::write_file_atomic(run / history, previous_text);
+        fs::create_directories(out / history.parent_path());
+        io::write_file_atomic(out / history, previous_text);
         kept = history.string();
         record["previous_metrics"] = kept;
         for (const char* key : {"verdict", "emerged", "claim_holds", "eta"})
@@ -115,21 +153,26 @@ int run_analyze(const AnalyzeArguments& arguments) {
                            {"to", metrics.value(key, json())}};
       }
     }
-    results::write_json(run / "metrics.json", metrics);
+    results::write_json(out / "metrics.json", metrics);
     // config.json: only the thresholds change, and only when --set gave new ones; every other
-    // key stays as training wrote it.
+    // key stays as training wrote it. The manifest's record of the settings follows, so that a
+    // resume or a later analysis sees the thresholds as this one left them.
     if (!thresholds.empty()) {
-      json written = read_json(run / "config.json");
-      if (!written.contains("analysis") || !written["analysis"].is_object())
-        written["analysis"] = json::object();
+      json written_json = read_json(run / "config.json");
+      if (!written_json.contains("analysis") || !written_json["analysis"].is_object())
+        written_json["analysis"] = json::object();
       for (auto& [key, value] : new_analysis.items())
-        if (old_analysis.value(key, json()) != value) written["analysis"][key] = value;
-      results::write_json(run / "config.json", written);
+        if (old_analysis.value(key, json()) != value) {
+          written_json["analysis"][key] = value;
+          if (recorded) manifest["config"]["analysis"][key] = value;
+        }
+      results::write_json(out / "config.json", written_json);
     }
     if (!manifest.contains("analyses") || !manifest["analyses"].is_array())
       manifest["analyses"] = json::array();
     manifest["analyses"].push_back(record);
-    results::write_json(run / "manifest.json", manifest);
+    results::write_json(out / "manifest.json", manifest);
+    folder.commit();
 
     const std::vector<std::string> lines = task_run->report(metrics);
     for (std::size_t k = 0; k < lines.size(); ++k)

@@ -23,11 +23,15 @@ int run_collect(const CollectArguments& arguments) {
     const std::string runs =
         std::to_string(table.rows.size()) + " complete run" + (table.rows.size() == 1 ? "" : "s");
     const std::string left_out = skipped.empty() ? "" : "; " + skipped + " (listed above)";
+    // The table for the reader: on standard output when the CSV goes to a file, else on
+    // standard error, so that `ufl collect results > runs.csv` still writes only the CSV.
     if (arguments.out.empty()) {
+      std::cerr << results::to_text_table(table);
       std::cout << results::to_csv(table);
       spdlog::info("collected {}{}", runs, left_out);
     } else {
       io::write_file_atomic(arguments.out, results::to_csv(table));
+      std::cout << results::to_text_table(table) << std::flush;
       spdlog::info("wrote {} to {}{}", runs, arguments.out, left_out);
     }
     return int(kSuccess);

@@ -41,6 +41,11 @@ struct SampleArguments {
   std::uint64_t seed = 1;
 };
 
+struct ShowArguments {
+  std::string run_dir;
+  bool no_figure = false;  // --no-figure: the terminal summary only
+};
+
 struct CollectArguments {
   std::vector<std::string> paths;
   std::string out;
@@ -52,5 +57,6 @@ int run_analyze(const AnalyzeArguments& arguments);
 int run_collect(const CollectArguments& arguments);
 int run_config(const ConfigArguments& arguments);
 int run_sample(const SampleArguments& arguments);
+int run_show(const ShowArguments& arguments);
 
 }  // namespace ufl::cli

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -35,6 +36,16 @@ int report_errors(const std::function<int()>& command) {
     return int(kInterrupted);
   } catch (const io::IoError& error) {
     return fail(error, kFailure);
+  } catch (const std::filesystem::filesystem_error& error) {
+    // A path the user gave that cannot be a file or folder (a symlink loop, a file where a folder
+    // is needed, a name too long) is bad input; anything else (permissions, a failing disk) is not.
+    const std::error_code code = error.code();
+    const bool path_problem = code == std::errc::too_many_symbolic_link_levels ||
+                              code == std::errc::not_a_directory ||
+                              code == std::errc::filename_too_long;
+    std::cerr << "ufl: error: " << error.path1().string() << ": " << code.message()
+              << (path_problem ? "; give another path" : "") << "\n";
+    return path_problem ? int(kBadInput) : int(kFailure);
   } catch (const std::bad_alloc&) {
     // The memory estimate lets ufl train refuse most runs that cannot fit before they start;
     // this is what slips through (other processes taking memory meanwhile).

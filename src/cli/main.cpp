@@ -48,6 +48,21 @@ void set_threads(int requested) {
   }
 }
 
+// ufl records its command line, and the folders it names, in JSON (manifest.json), which holds
+// only UTF-8 text: an argument that is not (a folder named in Latin-1) is refused before anything
+// is read or written, rather than failing halfway through a run or an analysis.
+std::string non_utf8_argument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    try {
+      (void)nlohmann::json(std::string(argv[i])).dump();
+    } catch (const nlohmann::json::type_error&) {
+      return nlohmann::json(std::string(argv[i]))
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+  }
+  return "";
+}
+
 void setup_logging(bool quiet) {
   auto logger = spdlog::stderr_color_st("ufl");
   logger->set_pattern("[%T] %v");
@@ -130,6 +145,13 @@ int main(int argc, char** argv) {
       ->check(seed_check())
       ->type_name("N");
   generate_command->add_flag("--force,-f", generate.force, "Replace an existing dataset folder");
+  int generate_threads = 0;
+  generate_command
+      ->add_option("--threads,-j", generate_threads,
+                   "Threads, as for the other commands, so that a script can pass the same "
+                   "flags to each; generating the data uses one today, and the data are the "
+                   "same at any count")
+      ->check(CLI::Range(1, 4096));
 
   AnalyzeArguments analyze;
   auto* analyze_command = app.add_subcommand(
@@ -183,6 +205,18 @@ int main(int argc, char** argv) {
   collect_command->add_option("--out,-o", collect.out,
                               "CSV file to write (default: standard output)");
 
+  ShowArguments show;
+  auto* show_command = app.add_subcommand(
+      "show",
+      "Summarise a run: its status, key metrics, the verdict with the condition that decided it "
+      "and a loss sparkline in the terminal, and RUN_DIR/summary.png (what it learned: M̄ "
+      "beside the optimum, spectra, loss and score trajectories; per layer for a stack; loss "
+      "curves and heads for token runs), drawn with /usr/bin/python3 and Matplotlib");
+  show_command->add_option("RUN_DIR", show.run_dir, "A run folder written by 'ufl train'")
+      ->required();
+  show_command->add_flag("--no-figure", show.no_figure,
+                         "Only the terminal summary; do not draw summary.png");
+
   SampleArguments sample;
   auto* sample_command = app.add_subcommand(
       "sample",
@@ -204,6 +238,12 @@ int main(int argc, char** argv) {
   sample_command->add_option("--threads,-j", sample_threads, "OpenMP threads")
       ->check(CLI::PositiveNumber);
 
+  if (const std::string bad = non_utf8_argument(argc, argv); !bad.empty()) {
+    std::cerr << "ufl: error: the argument " << bad
+              << " is not valid UTF-8 text (shown with \uFFFD for the bytes that are not); ufl "
+                 "records its command line and folders in JSON, so rename the folder or file\n";
+    return kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -235,12 +275,17 @@ int main(int argc, char** argv) {
   if (generate_command->parsed()) {
     setup_logging(false);
     if (!generate_seed.empty()) generate.overrides.push_back("seed=" + generate_seed);
+    set_threads(generate_threads);
     return run_generate(generate);
   }
   if (sample_command->parsed()) {
     setup_logging(false);
     set_threads(sample_threads);
     return run_sample(sample);
+  }
+  if (show_command->parsed()) {
+    setup_logging(false);
+    return run_show(show);
   }
   if (collect_command->parsed()) {
     setup_logging(false);

@@ -16,6 +16,7 @@
 #include "cli/run_guard.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/utc_time.hpp"
+#include "config/difference.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
 #include "interrupt/stop_request.hpp"
@@ -58,12 +59,29 @@ std::string run_status(const fs::path& run) {
   return read_manifest(run).value("status", std::string());
 }
 
-// The settings that decide a run's results: all of the resolved config except
-// train.checkpoint_every, which only decides when checkpoints are written.
-json result_settings(const config::Config& config) {
-  json settings = config::to_json(config);
-  settings["train"].erase("checkpoint_every");
-  return settings;
+// The settings that decide a run's results differ: all of the resolved config except
+// train.checkpoint_every, which only decides when checkpoints are written. "" when they agree,
+// else the keys with both values ("dataset.noise (0.1 given, 0.5 in run/config.json)").
+std::string settings_difference(const json& first, const json& second,
+                                const std::string& first_name, const std::string& second_name) {
+  return config::describe_differences(
+      config::differing_settings(first, second, {"train.checkpoint_every"}), first_name,
+      second_name);
+}
+
+// A run folder's config.json must still be the config it trained with (manifest.json "config",
+// written by runs since that key exists): an edited config.json would resume, or be analysed,
+// with other settings than those that made the parameters.
+void check_config_unedited(const fs::path& folder, const json& manifest,
+                           const config::Config& config) {
+  if (!manifest.contains("config") || !manifest["config"].is_object()) return;
+  const std::string difference = settings_difference(config::to_json(config), manifest["config"],
+                                                     "in config.json", "when it trained");
+  if (!difference.empty())
+    throw BadInput((folder / "config.json").string() +
+                   " was edited after the run was trained: " + difference +
+                   "; restore it (the trained settings are in manifest.json \"config\"), or "
+                   "train the new settings into another --out");
 }
 
 // The run's config: the file, then --set and --seed, then with --data the data's seed from the
@@ -102,6 +120,7 @@ ResumeSource read_interrupted_run(const fs::path& run) {
     throw BadInput(run.string() + " is " + status +
                    ", not an interrupted run with a checkpoint; nothing to resume");
   source.config = config::load_config(run / "config.json");
+  check_config_unedited(run, source.manifest, source.config);
   try {
     source.state = train::read_checkpoint(checkpoint);
   } catch (const io::IoError& error) {
@@ -121,6 +140,7 @@ std::optional<ResumeSource> read_crashed_run(const io::StaleStaging& staging) {
     source.crashed = true;
     source.manifest = read_manifest(staging.path);
     source.config = config::load_config(staging.path / "config.json");
+    check_config_unedited(staging.path, source.manifest, source.config);
     source.state = train::read_checkpoint(checkpoint);
     return source;
   } catch (const std::exception& error) {
@@ -163,6 +183,7 @@ struct RunRecord {
   json data = json::object();  // what the task read (text: files read and skipped)
   json invocations;
   std::string started_at;
+  json analyses;  // `ufl analyze` records of an interrupted run, kept by its resume
 };
 
 json manifest_json(const RunRecord& run, const std::string& status) {
@@ -178,8 +199,10 @@ json manifest_json(const RunRecord& run, const std::string& status) {
                    {"pid", ::getpid()},
                    {"command", run.invocations.front().value("command", std::string())},
                    {"invocations", run.invocations},
-                   {"data_dir", run.data_dir}};
+                   {"data_dir", run.data_dir},
+                   {"config", config::to_json(run.config)}};
   if (!run.data.empty()) manifest["data"] = run.data;
+  if (run.analyses.is_array() && !run.analyses.empty()) manifest["analyses"] = run.analyses;
   return manifest;
 }
 
@@ -197,6 +220,16 @@ json finished_manifest(const RunRecord& run, const train::TrainResult& training,
   manifest["finished_at"] = utc_now();
   if (!training.message.empty()) manifest["error"] = training.message;
   return manifest;
+}
+
+// What makes a fresh model's first loss non-finite, for the message of a run that diverged at
+// step 1 (docs/running.md, "Divergence").
+std::string initialisation_hint(const config::Config& config) {
+  if (config.model.depth > 1 && !config.model.residual)
+    return "; a stack of model.depth = " + std::to_string(config.model.depth) +
+           " layers without model.residual feeds each layer's output, at its initial scale, to "
+           "the next, and the scale compounds; set model.residual = true or lower model.depth";
+  return "; lower layer.content_init_scale, or check the data's scale";
 }
 
 // Refuses a run that does not fit in memory (exit 2, before anything large is allocated) and
@@ -256,17 +289,25 @@ int run_train(const TrainArguments& arguments) {
       if (status == "interrupted" || !crashed) source = read_interrupted_run(out);
       if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
         source = std::move(crashed);
-      if (given && result_settings(*given) != result_settings(source->config))
-        throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
-                       (source->folder / "config.json").string() +
-                       "; resume with the same settings, or give only --resume");
+      if (given)
+        if (const std::string difference =
+                settings_difference(config::to_json(*given), config::to_json(source->config),
+                                    "given", "in " + (source->folder / "config.json").string());
+            !difference.empty())
+          throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
+                         (source->folder / "config.json").string() + ": " + difference +
+                         "; resume with the same settings, or give only --resume");
     } else if (arguments.continue_run) {
       const fs::path settings_file = !status.empty() ? out / "config.json"
                                      : crashed       ? crashed->folder / "config.json"
                                                      : fs::path();
-      if (!settings_file.empty() &&
-          result_settings(*given) != result_settings(config::load_config(settings_file)))
-        throw BadInput(out.string() + " holds a run with other settings; choose another --out");
+      if (!settings_file.empty())
+        if (const std::string difference = settings_difference(
+                config::to_json(*given), config::to_json(config::load_config(settings_file)),
+                "given", "in " + settings_file.string());
+            !difference.empty())
+          throw BadInput(out.string() + " holds a run with other settings: " + difference +
+                         "; choose another --out");
       if (status == "complete") {
         guard.remove_stale();
         spdlog::info("{} is complete; nothing to do", out.string());
@@ -290,12 +331,16 @@ int run_train(const TrainArguments& arguments) {
     record.data_dir = arguments.data_dir;
     if (record.data_dir.empty() && source) record.data_dir = source->manifest.value("data_dir", "");
     record.invocations = invocations(source, arguments.command_line);
+    // What `ufl analyze` recorded on the interrupted run stays with it (docs/analyze.md).
+    if (source) record.analyses = read_manifest(out).value("analyses", json::array());
     check_resources(config, !record.data_dir.empty(), arguments.quiet);
 
     // The staging folder holds the run's config, a "running" manifest and its checkpoints
     // until the run is written; a killed process leaves it for --continue.
     auto folder = open_run_folder(out, arguments.force || source.has_value());
     const fs::path& staging = folder->staging();
+    if (source && fs::is_directory(out / "metrics_history"))
+      io::link_tree(out / "metrics_history", staging / "metrics_history");
     results::write_json(staging / "config.json", config::to_json(config));
     results::write_json(staging / "manifest.json", manifest_json(record, "running"));
     std::atomic<int> checkpoint_step{-1};
@@ -318,100 +363,129 @@ int run_train(const TrainArguments& arguments) {
       }
     });
 
-    // The data follow dataset.seed; the initialisation and the minibatches follow seed.
-    const std::unique_ptr<task::TaskRun> run = task::start_run(config, record.data_dir);
-    // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
-    if (!record.data_dir.empty())
-      record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
-    record.data = run->data_record();
-    run->write_inputs(staging);
-
-    // From here the staging folder holds the resume point, so the leftovers can go.
-    if (source) {
-      train::write_checkpoint(staging / "checkpoint.bin", source->state);
-      checkpoint_step = source->state.steps_done;
-    }
-    guard.remove_stale();
-
-    const int threads = omp_get_max_threads();
-    spdlog::info(
-        "train '{}': {}, {} steps of {} on {} thread{} → {}{}", config.name, run->describe(),
-        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s", out.string(),
-        source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
-
-    train::TrainOptions options;
-    options.quiet = arguments.quiet;
-    options.stop_requested = interrupt::stop_flag();
-    if (source) options.resume_from = &source->state;
-    options.probe = run->probe();
-    options.metric_name = task::task(config.task.kind).metric_column;
-    options.on_checkpoint = [&](const train::TrainingState& state) {
-      train::write_checkpoint(staging / "checkpoint.bin", state);
-      checkpoint_step = state.steps_done;
-    };
-    const train::TrainResult training =
-        train::train_session(config.train, config.seed, run->session(), run->model(), options);
-    // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
-    if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
-
-    run->write_curves(staging, training);
-    auto finish = [&](const train::TrainResult& result) {
-      const double wall_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      results::write_json(staging / "manifest.json",
-                          finished_manifest(record, result, wall_seconds));
-      folder->commit();
-      return wall_seconds;
-    };
-    if (training.status == train::TrainStatus::kDiverged) {
-      finish(training);
-      throw train::Diverged(training.message + " (recorded in " + out.string() + "/manifest.json)");
-    }
-    results::write_parameters(staging, run->model());
-    // An interrupted run keeps its state at the last step boundary and no fresh measurements:
-    // metrics.json says only how far it got (docs/running.md).
-    auto write_interrupted = [&](train::TrainResult result) {
-      interrupt::acknowledge_stop();
-      result.status = train::TrainStatus::kInterrupted;
-      train::write_checkpoint(staging / "checkpoint.bin", result.state);
-      results::write_json(staging / "metrics.json", {{"name", config.name},
-                                                     {"seed", config.seed},
-                                                     {"complete", false},
-                                                     {"steps_done", result.steps_done}});
-      finish(result);
-      spdlog::warn("interrupted after step {}/{}; checkpoint in {}", result.steps_done,
-                   config.train.steps, out.string());
-      spdlog::warn("continue with: ufl train --resume {}", out.string());
-      return int(kInterrupted);
-    };
-    if (training.status == train::TrainStatus::kInterrupted) return write_interrupted(training);
-
-    // The analysis can take long at large n: until it is written, the staging folder holds the
-    // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
-    train::write_checkpoint(staging / "checkpoint.bin", training.state);
-    checkpoint_step = training.steps_done;
-    json metrics;
+    // A failure from here on (a full disk while writing a checkpoint or the run) keeps the
+    // staging folder when it holds a checkpoint, for --continue, rather than removing it.
     try {
-      metrics = run->analyze(staging);
-    } catch (const interrupt::Interrupted&) {
-      return write_interrupted(training);
-    }
-    metrics["name"] = config.name;
-    metrics["seed"] = config.seed;
-    metrics["complete"] = true;
-    metrics["steps_done"] = training.steps_done;
-    results::write_json(staging / "metrics.json", metrics);
-    for (const std::string& script : run->figure_scripts())
-      if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
-        spdlog::warn("{}", problem);
-    fs::remove(staging / "checkpoint.bin");
-    const double wall_seconds = finish(training);
+      // The data follow dataset.seed; the initialisation and the minibatches follow seed.
+      const std::unique_ptr<task::TaskRun> run = task::start_run(config, record.data_dir);
+      // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
+      if (!record.data_dir.empty())
+        record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
+      record.data = run->data_record();
+      run->write_inputs(staging);
 
-    const std::vector<std::string> lines = run->report(metrics);
-    for (std::size_t k = 0; k < lines.size(); ++k)
-      spdlog::info("{}{}", k == 0 ? fmt::format("done in {:.1f}s: ", wall_seconds) : "", lines[k]);
-    spdlog::info("wrote {}", out.string());
-    return int(kSuccess);
+      // From here the staging folder holds the resume point, so the leftovers can go.
+      if (source) {
+        train::write_checkpoint(staging / "checkpoint.bin", source->state);
+        checkpoint_step = source->state.steps_done;
+      }
+      guard.remove_stale();
+
+      const int threads = omp_get_max_threads();
+      spdlog::info(
+          "train '{}': {}, {} steps of {} on {} thread{} → {}{}", config.name, run->describe(),
+          config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s",
+          out.string(),
+          source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
+
+      train::TrainOptions options;
+      options.quiet = arguments.quiet;
+      options.stop_requested = interrupt::stop_flag();
+      if (source) options.resume_from = &source->state;
+      options.probe = run->probe();
+      options.metric_name = task::task(config.task.kind).metric_column;
+      options.on_checkpoint = [&](const train::TrainingState& state) {
+        train::write_checkpoint(staging / "checkpoint.bin", state);
+        checkpoint_step = state.steps_done;
+      };
+      const train::TrainResult training =
+          train::train_session(config.train, config.seed, run->session(), run->model(), options);
+      // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
+      if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
+
+      run->write_curves(staging, training);
+      auto finish = [&](const train::TrainResult& result) {
+        const double wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        results::write_json(staging / "manifest.json",
+                            finished_manifest(record, result, wall_seconds));
+        folder->commit();
+        return wall_seconds;
+      };
+      if (training.status == train::TrainStatus::kDiverged) {
+        // The trainer left the parameters that gave the last finite loss (docs/running.md).
+        results::write_parameters(staging, run->model());
+        train::TrainResult diverged = training;
+        // Not finite before any update: the cause is the model as initialised, not train.lr.
+        if (training.curve.size() == 1 && !source) diverged.message += initialisation_hint(config);
+        finish(diverged);
+        throw train::Diverged(diverged.message + " (recorded in " + out.string() +
+                              "/manifest.json)");
+      }
+      results::write_parameters(staging, run->model());
+      // An interrupted run keeps its state at the last step boundary and no fresh measurements:
+      // metrics.json says only how far it got (docs/running.md).
+      auto write_interrupted = [&](train::TrainResult result) {
+        interrupt::acknowledge_stop();
+        result.status = train::TrainStatus::kInterrupted;
+        train::write_checkpoint(staging / "checkpoint.bin", result.state);
+        results::write_json(staging / "metrics.json", {{"name", config.name},
+                                                       {"seed", config.seed},
+                                                       {"complete", false},
+                                                       {"steps_done", result.steps_done}});
+        finish(result);
+        spdlog::warn("interrupted after step {}/{}; checkpoint in {}", result.steps_done,
+                     config.train.steps, out.string());
+        spdlog::warn("continue with: ufl train --resume {}", out.string());
+        return int(kInterrupted);
+      };
+      if (training.status == train::TrainStatus::kInterrupted) return write_interrupted(training);
+
+      // The analysis can take long at large n: until it is written, the staging folder holds the
+      // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
+      train::write_checkpoint(staging / "checkpoint.bin", training.state);
+      checkpoint_step = training.steps_done;
+      json metrics;
+      try {
+        metrics = run->analyze(staging);
+      } catch (const interrupt::Interrupted&) {
+        return write_interrupted(training);
+      }
+      metrics["name"] = config.name;
+      metrics["seed"] = config.seed;
+      metrics["complete"] = true;
+      metrics["steps_done"] = training.steps_done;
+      results::write_json(staging / "metrics.json", metrics);
+      for (const std::string& script : run->figure_scripts())
+        if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
+          spdlog::warn("{}", problem);
+      fs::remove(staging / "checkpoint.bin");
+      const double wall_seconds = finish(training);
+
+      const std::vector<std::string> lines = run->report(metrics);
+      for (std::size_t k = 0; k < lines.size(); ++k)
+        spdlog::info("{}{}", k == 0 ? fmt::format("done in {:.1f}s: ", wall_seconds) : "",
+                     lines[k]);
+      spdlog::info("wrote {}", out.string());
+      return int(kSuccess);
+    } catch (const interrupt::Interrupted&) {
+      throw;  // the run folder, if any, is as it was
+    } catch (const io::IoError& error) {
+      const int step = checkpoint_step.load();
+      if (step < 0 || folder->committed()) throw;
+      folder->keep_staging();
+      throw io::IoError(std::string(error.what()) + "; the checkpoint of step " +
+                        std::to_string(step) + " is kept in " + staging.string() +
+                        ": once that is fixed, resume with ufl train --resume " + out.string());
+    } catch (...) {
+      const int step = checkpoint_step.load();
+      if (step >= 0 && !folder->committed()) {
+        folder->keep_staging();
+        spdlog::warn("the checkpoint of step {} is kept in {}: resume with ufl train --resume {}",
+                     step, staging.string(), out.string());
+      }
+      throw;
+    }
   });
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -16,9 +18,34 @@ namespace {
 
 using nlohmann::json;
 
-// A value for an error message; bytes that are not UTF-8 are replaced rather than thrown on.
+// A config is at most this many bytes, and its values at most this many levels deep: a real one
+// is a few kB and 3 levels deep, and a file beyond these is a mistake that would otherwise take
+// minutes and gigabytes to parse (docs/config.md).
+constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
+constexpr int kMaxDepth = 32;
+// An error message shows at most this much of a value.
+constexpr std::size_t kMaxShown = 60;
+
+// A value for an error message: at most kMaxShown characters (a 50 MB list is not echoed back);
+// bytes that are not UTF-8 replaced rather than thrown on; a whole number written as a float
+// beyond 9e15 (`--seed 18446744073709551616` in a file) shown as the integer it is.
 std::string shown(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string text;
+  if (value.is_number_float() && std::isfinite(value.get<double>()) &&
+      value.get<double>() == std::floor(value.get<double>()) &&
+      std::abs(value.get<double>()) >= 9e15 && std::abs(value.get<double>()) < 1e21) {
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.0f", value.get<double>());
+    text = digits;
+  } else {
+    text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  if (text.size() > kMaxShown) {
+    std::size_t cut = kMaxShown;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    text = text.substr(0, cut) + "… (" + std::to_string(text.size()) + " characters)";
+  }
+  return text;
 }
 
 // The sections of the config ("dataset", "layer", …): the first parts of the keys' paths.
@@ -91,8 +118,9 @@ bool fits_integer(const Key& key, const json& value) {
 }
 
 // "" when `value` has the key's type and fits its field; else what it must be ("must be an
-// integer from 0 to …, got -1"), for the caller to prefix with the key or flag.
-std::string type_problem(const Key& key, const json& value) {
+// integer from 0 to …, got -1"), for the caller to prefix with the key or flag. `given` is the
+// value as the user typed it (--set, --seed), shown instead of its JSON form when not empty.
+std::string type_problem(const Key& key, const json& value, const std::string& given = "") {
   bool ok = false;
   switch (key.type) {
     case ValueType::kString:
@@ -113,18 +141,33 @@ std::string type_problem(const Key& key, const json& value) {
       ok = value.is_boolean();
       break;
   }
-  if (!ok) return "must be " + type_name(key.type) + ", got " + shown(value);
+  // A number as typed (18446744073709551616, not 1.8446744073709552e+19); anything else as JSON,
+  // so that a string shows its quotes.
+  const bool as_typed = value.is_number() && !given.empty() && given.size() <= kMaxShown;
+  const std::string got = ", got " + (as_typed ? given : shown(value));
+  if (!ok) return "must be " + type_name(key.type) + got;
   auto fits = [&key](const json& number) { return fits_integer(key, number); };
   const bool in_range = key.type == ValueType::kInteger ? fits(value)
                         : key.type == ValueType::kIntegerList
                             ? std::all_of(value.begin(), value.end(), fits)
                             : true;
-  if (!in_range)
-    return "must be an integer from " + json(std::int64_t(key.integer_min)).dump() + " to " +
-           (key.integer_max > 1e18 ? std::string("18446744073709551615")
-                                   : json(std::int64_t(key.integer_max)).dump()) +
-           ", got " + shown(value);
-  return "";
+  if (in_range) return "";
+  const std::string max = key.integer_max > 1e18 ? std::string("18446744073709551615")
+                                                 : json(std::int64_t(key.integer_max)).dump();
+  // The key's own rule where it has one ("an integer ≥ 1"), with the largest value its field
+  // holds; the bare field range only for keys without a rule (the seeds).
+  if (key.rule.empty())
+    return "must be an integer from " + json(std::int64_t(key.integer_min)).dump() + " to " + max +
+           got;
+  auto above = [&key](const json& number) {
+    return number.is_number_unsigned() || number.get<double>() > 0;
+  };
+  const bool too_large = key.type == ValueType::kInteger
+                             ? above(value)
+                             : std::any_of(value.begin(), value.end(), [&](const json& number) {
+                                 return !fits_integer(key, number) && above(number);
+                               });
+  return "must be " + key.rule + (too_large ? ", at most " + max : std::string()) + got;
 }
 
 void check_type(const std::string& source, const Key& key, const json& value) {
@@ -132,9 +175,23 @@ void check_type(const std::string& source, const Key& key, const json& value) {
     throw ConfigError(source + ": " + key.path + " " + problem);
 }
 
+// Refuses JSON nested deeper than kMaxDepth while it is parsed (a value 10⁵ levels deep would
+// otherwise take minutes, or overflow the stack when printed); `where` says where it started.
+json::parser_callback_t depth_limit(const std::string& source,
+                                    const std::function<std::string()>& where) {
+  return [source, where](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxDepth)
+      throw ConfigError(source + ": nested deeper than " + std::to_string(kMaxDepth) + " levels" +
+                        where() + "; a config is at most " + std::to_string(kMaxDepth) +
+                        " levels deep (the keys use 3)");
+    return true;
+  };
+}
+
 // A --set value: JSON where it parses, else the text as a string.
 json override_value(const std::string& path, const std::string& text) {
-  json value = json::parse(text, nullptr, false);
+  json value = json::parse(text, depth_limit("--set " + path, [] { return std::string(); }), false);
   if (value.is_discarded()) {
     value = text;  // not JSON: a plain string such as a name
     try {
@@ -193,7 +250,11 @@ json parse_without_duplicates(const std::string& text, const std::string& source
   };
   std::vector<Level> levels;
   const char* furthest = text.data();
-  auto callback = [&](int, json::parse_event_t event, json& parsed) {
+  const json::parser_callback_t too_deep = depth_limit(source, [&] {
+    return " (at " + line_and_column(text, std::size_t(furthest - text.data()) - 1) + ")";
+  });
+  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    too_deep(depth, event, parsed);
     if (event == json::parse_event_t::object_start) {
       std::string path;
       if (!levels.empty())
@@ -262,7 +323,8 @@ void apply_override(json& document, const std::string& assignment, Sources& sour
   const Key* key = find_key(path);
   if (key == nullptr) throw ConfigError("--set: unknown key '" + path + "'" + suggestion(path));
   const json value = override_value(path, text);
-  check_type("--set", *key, value);
+  if (const std::string problem = type_problem(*key, value, text); !problem.empty())
+    throw ConfigError("--set: " + key->path + " " + problem);
   sources[path] = "--set";
   const auto dot = path.find('.');
   if (dot == std::string::npos) {
@@ -352,6 +414,10 @@ std::vector<std::string> known_keys() {
 Config parse_config(const std::string& text, const std::string& source,
                     const std::vector<std::string>& overrides,
                     const std::vector<Fallback>& fallbacks) {
+  if (text.size() > kMaxConfigBytes)
+    throw ConfigError(source + ": larger than " + std::to_string(kMaxConfigBytes >> 20) +
+                      " MiB, the most a config may be (a config is a few kB of settings; data "
+                      "belongs in a --data folder)");
   json document;
   try {
     document = parse_without_duplicates(text, source);
@@ -359,8 +425,10 @@ Config parse_config(const std::string& text, const std::string& source,
     // nlohmann reports "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
     std::string message = error.what();
     const auto at = message.find("at line");
-    throw ConfigError(source + ": invalid JSON " +
-                      (at == std::string::npos ? message : message.substr(at)));
+    message = at == std::string::npos ? message : message.substr(at);
+    // The parser quotes what it last read, which may be a whole 500 kB token.
+    if (message.size() > 4 * kMaxShown) message = message.substr(0, 4 * kMaxShown) + "…";
+    throw ConfigError(source + ": invalid JSON " + message);
   } catch (const json::exception& error) {
     // e.g. out_of_range 406, "number overflow parsing '1e999'": strip nlohmann's prefix.
     std::string message = error.what();
@@ -378,18 +446,27 @@ Config parse_config(const std::string& text, const std::string& source,
 std::string flag_problem(const std::string& path, const std::string& text) {
   const Key* key = find_key(path);
   if (key == nullptr) throw std::logic_error("flag_problem: no config key " + path);
-  const json value = json::parse(text, nullptr, false);
-  return type_problem(*key, value.is_discarded() ? json(text) : value);
+  json value;
+  try {
+    value = json::parse(text, depth_limit(path, [] { return std::string(); }), false);
+  } catch (const ConfigError&) {
+    return "must be " + type_name(key->type) + ", got a value nested deeper than " +
+           std::to_string(kMaxDepth) + " levels";
+  }
+  return type_problem(*key, value.is_discarded() ? json(text) : value, text);
 }
 
 Config load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides,
                    const std::vector<Fallback>& fallbacks) {
   std::ifstream file(path, std::ios::binary);
-  if (!file || std::filesystem::is_directory(path))
+  std::error_code ignored;
+  if (!file || std::filesystem::is_directory(path, ignored))
     throw ConfigError(path.string() + ": cannot read the config file (does it exist?)");
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return parse_config(contents.str(), path.string(), overrides, fallbacks);
+  // Read at most one byte past the limit (the file may be a pipe: `ufl train <(…)`).
+  std::string contents(kMaxConfigBytes + 1, '\0');
+  file.read(contents.data(), std::streamsize(contents.size()));
+  contents.resize(std::size_t(file.gcount()));
+  return parse_config(contents, path.string(), overrides, fallbacks);
 }
 
 json to_json(const Config& config) {

@@ -36,9 +36,16 @@ std::string non_finite_text(double value) {
 
 // The values of `file` as float32, refusing the first that is not finite with its sample, row
 // (position) and channel: a NaN in the data would otherwise surface as "training diverged".
+// The dtypes a data folder's values may have (docs/data_folders.md): float32 (what `ufl generate`
+// writes) or float64 (NumPy's default, rounded to float32 as it is read; beyond float32's range
+// refused below). Integers as values are a mistake in the file, not a format, and are refused.
+// Partners are positions: any dtype ufl reads, as long as each is a whole number in range
+// (paired_partners checks that).
+const std::vector<std::string> kValueDtypes = {"<f4", "<f8"};
+
 std::vector<float> finite_samples(const std::filesystem::path& file, int count, int n, int d) {
   const auto values =
-      io::read_npy_values(file, {std::size_t(count), std::size_t(n), std::size_t(d)});
+      io::read_npy_values(file, {std::size_t(count), std::size_t(n), std::size_t(d)}, kValueDtypes);
   std::vector<float> samples(values.begin(), values.end());
   for (std::size_t e = 0; e < samples.size(); ++e) {
     if (std::isfinite(samples[e])) continue;
@@ -102,11 +109,16 @@ SampleSet load_set(const std::filesystem::path& folder, const std::string& prefi
 // The sidecar, checked to be one: an object with the "dataset" settings and a "seed".
 nlohmann::json read_sidecar(const std::filesystem::path& folder) {
   const auto path = folder / "dataset.json";
-  if (!std::filesystem::is_directory(folder))
+  std::error_code error;
+  const bool is_folder = std::filesystem::is_directory(folder, error);
+  if (error && error != std::errc::no_such_file_or_directory)  // a symlink loop, no permission
+    throw std::invalid_argument(folder.string() + ": " + error.message() +
+                                "; --data takes a folder written by 'ufl generate'");
+  if (!is_folder)
     throw std::invalid_argument(folder.string() +
                                 " is not a folder; --data takes a folder written by 'ufl "
                                 "generate'");
-  if (!std::filesystem::exists(path))
+  if (!std::filesystem::exists(path, error))
     throw std::invalid_argument(folder.string() +
                                 " has no dataset.json; --data takes a folder written by 'ufl "
                                 "generate'");

@@ -92,7 +92,9 @@ void write_file_atomic(const fs::path& path, std::span<const std::string_view> p
 }
 
 std::string read_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK so that opening a FIFO returns at once (a blocking open waits for a writer that
+  // may never come); a regular file ignores it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) throw IoError("cannot read " + path.string() + ": file does not exist");
     throw errno_error("read", path, errno);
@@ -104,8 +106,18 @@ std::string read_file(const fs::path& path) {
       ::close(fd);
       throw IoError("cannot read " + path.string() + ": it is a folder, not a file");
     }
+    if (!S_ISREG(status.st_mode)) {
+      ::close(fd);
+      const char* kind = S_ISFIFO(status.st_mode)   ? "a FIFO"
+                         : S_ISSOCK(status.st_mode) ? "a socket"
+                         : S_ISCHR(status.st_mode)  ? "a character device"
+                                                    : "a device";
+      throw IoError("cannot read " + path.string() + ": not a regular file (" + kind +
+                    "); ufl reads its inputs from regular files");
+    }
     if (status.st_size > 0) contents.reserve(static_cast<std::size_t>(status.st_size));
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   // Read to end of file rather than trusting st_size, which may change or be 0 (e.g. /proc).
   char buffer[1 << 16];
   for (;;) {

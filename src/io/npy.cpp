@@ -1,5 +1,6 @@
 #include "io/npy.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -197,8 +198,22 @@ NpyArray read_npy(const fs::path& path) {
 }
 
 std::vector<double> read_npy_values(const fs::path& path,
-                                    const std::vector<std::size_t>& expected_shape) {
+                                    const std::vector<std::size_t>& expected_shape,
+                                    const std::vector<std::string>& dtypes) {
   NpyArray array = read_npy(path);
+  if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), array.descr) == dtypes.end()) {
+    auto name = [](const std::string& descr) {
+      return descr == "<f4"   ? std::string("float32")
+             : descr == "<f8" ? std::string("float64")
+             : descr == "<i4" ? std::string("int32")
+                              : std::string("int64");
+    };
+    std::string expected;
+    for (std::size_t k = 0; k < dtypes.size(); ++k)
+      expected += (k == 0 ? "" : k + 1 == dtypes.size() ? " or " : ", ") + name(dtypes[k]);
+    throw IoError(path.string() + " has dtype '" + array.descr + "' (" + name(array.descr) +
+                  "); expected " + expected);
+  }
   if (array.shape != expected_shape) {
     throw IoError(path.string() + " has shape " + format_shape(array.shape) + ", expected " +
                   format_shape(expected_shape));

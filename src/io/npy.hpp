@@ -49,9 +49,12 @@ struct NpyArray {
 // match its header (truncated or with trailing bytes).
 NpyArray read_npy(const std::filesystem::path& path);
 
-// read_npy, also requiring the given shape ("U.npy has shape (3, 4), expected (4, 4)").
+// read_npy, also requiring the given shape ("U.npy has shape (3, 4), expected (4, 4)") and, when
+// `dtypes` is not empty, one of those dtypes ("x.npy has dtype '<i4' (int32); expected float32
+// or float64").
 std::vector<double> read_npy_values(const std::filesystem::path& path,
-                                    const std::vector<std::size_t>& expected_shape);
+                                    const std::vector<std::size_t>& expected_shape,
+                                    const std::vector<std::string>& dtypes = {});
 // read_npy of any 2-D array, as a matrix with matrix(i, j) == array[i, j].
 Eigen::MatrixXd read_npy_matrix(const std::filesystem::path& path);
 // read_npy of any 1-D array.

@@ -74,13 +74,14 @@ RunFolder::RunFolder(fs::path final_path, bool force)
   std::error_code error;
   const fs::file_status status = fs::symlink_status(final_path_, error);
   if (fs::exists(status)) {
-    if (!force_) throw already_exists(final_path_);
-    // A file or a symlink is not replaced: --force is meant for an earlier run's folder.
+    // A file or a symlink is never replaced (--force is meant for an earlier run's folder), so
+    // this is said first: suggesting --force would only lead to this message.
     if (!fs::is_directory(status)) {
       throw IoError(
           final_path_.string() +
           " exists and is not a folder; remove it or pass --out to choose another folder");
     }
+    if (!force_) throw already_exists(final_path_);
   }
 
   const fs::path parent = parent_folder(final_path_);
@@ -94,7 +95,7 @@ RunFolder::RunFolder(fs::path final_path, bool force)
 }
 
 RunFolder::~RunFolder() {
-  if (committed_) return;
+  if (committed_ || kept_) return;
   std::error_code ignored;  // a destructor must not throw; nothing better to do on failure
   fs::remove_all(staging_, ignored);
 }
@@ -140,6 +141,33 @@ void RunFolder::replace_existing() {
   committed_ = true;
   sync_folder(parent_folder(final_path_));
   fs::remove_all(aside, ignored);
+}
+
+void link_tree(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  fs::create_directories(to, error);
+  if (error) throw IoError("cannot create " + to.string() + ": " + error.message());
+  for (auto it = fs::recursive_directory_iterator(from, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path target = to / fs::relative(it->path(), from);
+    const fs::file_status status = it->symlink_status(error);
+    if (error) break;
+    if (fs::is_directory(status)) {
+      fs::create_directories(target, error);
+    } else if (fs::is_regular_file(status)) {
+      fs::create_hard_link(it->path(), target, error);
+      if (error) {
+        error.clear();
+        fs::copy_file(it->path(), target, error);
+      }
+    } else if (fs::is_symlink(status)) {
+      fs::copy_symlink(it->path(), target, error);
+    }
+    if (error)
+      throw IoError("cannot copy " + it->path().string() + " to " + target.string() + ": " +
+                    error.message());
+  }
+  if (error) throw IoError("cannot read " + from.string() + ": " + error.message());
 }
 
 }  // namespace ufl::io

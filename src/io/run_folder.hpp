@@ -27,6 +27,10 @@ class RunFolder {
   const std::filesystem::path& final_path() const { return final_path_; }
   bool committed() const { return committed_; }
 
+  // Leaves the staging folder in place when this object goes without commit(): it holds a
+  // checkpoint that `ufl train --continue` resumes from (docs/running.md).
+  void keep_staging() { kept_ = true; }
+
   // Moves the staging folder to the final path. With force and an existing final folder, the two
   // are swapped in one atomic step where the filesystem allows it (Linux renameat2); elsewhere the
   // old folder is renamed aside, the new one renamed in, and the old one deleted. Either way a
@@ -41,6 +45,13 @@ class RunFolder {
   std::filesystem::path staging_;
   bool force_;
   bool committed_ = false;
+  bool kept_ = false;
 };
+
+// Recreates the folder tree `from` at `to`, each file a hard link to the original (a copy where the
+// filesystem cannot link): a staging folder that starts as a copy of a run folder costs no space,
+// and a file replaced in it by write_file_atomic (a rename) leaves the original untouched. Throws
+// IoError on failure.
+void link_tree(const std::filesystem::path& from, const std::filesystem::path& to);
 
 }  // namespace ufl::io

@@ -1,6 +1,8 @@
 #include "results/collect.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,8 +18,9 @@ using nlohmann::json;
 // A folder `ufl train` wrote: complete, interrupted or diverged (a diverged run has no
 // metrics.json, but it is a run and is counted as skipped).
 bool is_run_folder(const std::filesystem::path& folder) {
-  return std::filesystem::is_regular_file(folder / "config.json") &&
-         std::filesystem::is_regular_file(folder / "manifest.json");
+  std::error_code ignored;  // a symlink loop or an unreadable entry is not a run folder
+  return std::filesystem::is_regular_file(folder / "config.json", ignored) &&
+         std::filesystem::is_regular_file(folder / "manifest.json", ignored);
 }
 
 // The same folder reached twice (`collect results results/local`, `results/` and `./results`)
@@ -65,21 +68,32 @@ CollectedTable collect_runs(const std::vector<std::filesystem::path>& paths) {
     ++table.skipped_counts[kind];
   };
   for (const auto& path : paths) {
-    if (!std::filesystem::is_directory(path)) {
-      skip(path.string(), "not a folder", "not a folder");
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error)) {
+      skip(path.string(), error ? error.message() : "not a folder", "not a folder");
       continue;
     }
     if (is_run_folder(path)) add_folder(folders, path);
-    // Hidden folders (staging folders of runs in progress, .git) are not searched.
-    for (auto it = std::filesystem::recursive_directory_iterator(path);
-         it != std::filesystem::recursive_directory_iterator(); ++it) {
-      if (!it->is_directory()) continue;
+    // Hidden folders (staging folders of runs in progress, .git) are not searched; symlinks to
+    // folders are not followed (so a symlink loop is never entered), and an entry whose type
+    // cannot be read (a symlink to itself, a folder without permission) is skipped.
+    const auto options = std::filesystem::directory_options::skip_permission_denied;
+    for (auto it = std::filesystem::recursive_directory_iterator(path, options, error);
+         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+      std::error_code status_error;
+      const bool folder = it->is_directory(status_error);
+      if (status_error) {
+        skip(it->path().string(), status_error.message(), "unreadable");
+        continue;
+      }
+      if (!folder) continue;
       if (it->path().filename().string().rfind(".", 0) == 0) {
         it.disable_recursion_pending();
         continue;
       }
       if (is_run_folder(it->path())) add_folder(folders, it->path());
     }
+    if (error) skip(path.string(), "cannot list all of it: " + error.message(), "unreadable");
   }
   std::vector<std::map<std::string, std::string>> rows;
   std::set<std::string> columns;
@@ -133,6 +147,64 @@ std::string skipped_summary(const CollectedTable& table) {
     first = false;
   }
   return summary;
+}
+
+std::string to_text_table(const CollectedTable& table) {
+  static const std::vector<std::pair<std::string, std::string>> kShown = {
+      {"run", "run"},
+      {"config.dataset.kind", "dataset"},
+      {"config.layer.mixer", "mixer"},
+      {"config.model.depth", "L"},
+      {"config.seed", "seed"},
+      {"verdict", "verdict"},
+      {"emerged", "emerged"},
+      {"eta", "η"},
+      {"eta_fix", "η_fix"},
+      {"test_mse", "test MSE"},
+      {"validation_loss", "val loss"},
+      {"validation_accuracy", "val acc"}};
+  // The chosen columns that exist, and their cells with numbers shortened.
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> cells(table.rows.size());
+  for (const auto& [column, header] : kShown) {
+    const auto at = std::find(table.columns.begin(), table.columns.end(), column);
+    if (at == table.columns.end()) continue;
+    const std::size_t index = std::size_t(at - table.columns.begin());
+    headers.push_back(header);
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+      std::string cell = table.rows[r][index];
+      char* end = nullptr;
+      const double value = std::strtod(cell.c_str(), &end);
+      if (!cell.empty() && end == cell.c_str() + cell.size() &&
+          cell.find_first_of(".eE") != std::string::npos) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.4g", value);
+        cell = text;
+      }
+      cells[r].push_back(cell.empty() ? "–" : cell);
+    }
+  }
+  // Widths in characters (code points), so that η and – align.
+  auto length = [](const std::string& text) {
+    return std::size_t(std::count_if(text.begin(), text.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+  };
+  std::vector<std::size_t> widths;
+  for (const std::string& header : headers) widths.push_back(length(header));
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], length(row[c]));
+  std::string text;
+  auto add_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line +=
+          row[c] + (c + 1 == row.size() ? "" : std::string(widths[c] - length(row[c]) + 2, ' '));
+    text += line + "\n";
+  };
+  add_row(headers);
+  for (const auto& row : cells) add_row(row);
+  return text;
 }
 
 std::string to_csv(const CollectedTable& table) {

@@ -26,4 +26,9 @@ std::string skipped_summary(const CollectedTable& table);
 
 std::string to_csv(const CollectedTable& table);
 
+// The table for the terminal: one aligned row per run with the columns a reader looks at first
+// (run, dataset, mixer, depth, seed, verdict, emerged, η, η_fix, test MSE; validation loss and
+// accuracy for token runs), those no run has left out, numbers to 4 significant digits.
+std::string to_text_table(const CollectedTable& table);
+
 }  // namespace ufl::results

@@ -1,13 +1,19 @@
 #pragma once
 // A run's figures are drawn by the Python scripts beside ufl (scripts/, Matplotlib through
-// /usr/bin/python3): ufl itself needs no Python, and says so when they cannot be drawn.
+// /usr/bin/python3, or the Python the environment variable UFL_PYTHON names): ufl itself needs no
+// Python, and says so when they cannot be drawn.
 #include <filesystem>
 #include <string>
 
 namespace ufl::results {
 
-// Runs `/usr/bin/python3 <source>/scripts/<script> <run>`; returns "" when it drew the figure,
-// else one line saying why not (no Python or Matplotlib, the script failed).
+// The Python that draws figures: $UFL_PYTHON when set, else /usr/bin/python3 (the first python3
+// on PATH may lack Debian's NumPy and Matplotlib).
+std::string figure_python();
+
+// Runs `<python> <source>/scripts/<script> <run>`; returns "" when it drew the figure, else one
+// line saying why not: no such Python, no Matplotlib for it (and how to install it), or the
+// script failed.
 std::string draw_figure(const std::string& script, const std::filesystem::path& run);
 
 }  // namespace ufl::results

@@ -61,12 +61,25 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
   if (const model::BlockKind* block = model::find_block_kind(model.block);
       block != nullptr && block->has_heads)
     return estimate_transformer_resources(dataset, layer, model, train, threads);
-  const Sizes s{double(dataset.n),         double(dataset.d),
-                double(layer.rank),        double(dataset.d) + dataset.n + 1,
+  // Every layer of a stack works on the stream's width D = model.width (d unless given), not on
+  // the data's d: its parameters (W_v is D×D) and activations grow with D, and with the depth.
+  const int width = model.width > 0 ? model.width : dataset.d;
+  const Sizes s{double(dataset.n),         double(width),
+                double(layer.rank),        double(width) + dataset.n + 1,
                 double(train.batch_size),  double(dataset.train_size),
                 double(dataset.test_size), double(std::max(model.depth, 1))};
-  const double n = s.n, d = s.d, r = s.r, h = s.h, depth = s.depth;
+  const double n = s.n, d = double(dataset.d), D = s.d, r = s.r, h = s.h, depth = s.depth;
   const std::string n_text = "dataset.n = " + number(n), r_text = "layer.rank = " + number(r);
+  const bool stacked = D != d || depth > 1;
+  const std::string width_text = width == dataset.d ? "dataset.d" : "model.width = " + number(D);
+  const std::string depth_text = depth > 1 ? "model.depth = " + number(depth) + " × " : "";
+  std::vector<std::string> stack_keys;
+  if (depth > 1) stack_keys.push_back("model.depth");
+  if (width != dataset.d) stack_keys.push_back("model.width");
+  auto with_stack = [&](std::vector<std::string> keys) {
+    keys.insert(keys.begin(), stack_keys.begin(), stack_keys.end());
+    return keys;
+  };
   const bool partners = [&] {
     const data::DatasetKind* kind = data::find_dataset_kind(dataset.kind);
     return kind != nullptr && kind->has_partners;
@@ -84,34 +97,37 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
 
   // Parameters (A, B: h×r each, s, g, W_v) with their gradients and Adam's two moments, plus a
   // checkpoint's copy of all three and its encoding; the sampler's order and the loss curve.
-  const double per_layer = 2 * h * r + r + 1 + d * d;
+  const double per_layer = 2 * h * r + r + 1 + D * D;
   const double parameters = depth * per_layer;
   MemoryPart weights{"parameters and Adam",
                      10 * parameters * kFloat + 3 * s.train_size * 4 + 3 * train.steps * 48.0,
-                     "2 × (" + n_text + " + dataset.d + 1) × " + r_text + " × 10 copies",
-                     {"dataset.n", "layer.rank"}};
+                     stacked ? depth_text + "(2 × (" + n_text + " + " + width_text + " + 1) × " +
+                                   r_text + " + " + width_text + "²) × 10 copies"
+                             : "2 × (" + n_text + " + dataset.d + 1) × " + r_text + " × 10 copies",
+                     with_stack({"dataset.n", "layer.rank"})};
   MemoryPart weights_after{"parameters", 4 * parameters * kFloat, weights.drivers, weights.keys};
 
   // The training tape (tape/tape.hpp, model/mixers/universal.hpp): per sample the fused
   // kernel's kept activations, the input, target, output and its gradient, the loss's residual;
   // per sample group the kernel's temporaries and a gradient slot for every shared parameter.
-  const model::UniversalLayout layout{dataset.n, dataset.d, layer.rank};
+  const model::UniversalLayout layout{dataset.n, width, layer.rank};
   const double group_size = std::ceil(s.batch / kMaxSampleGroups);
   const double groups = std::ceil(s.batch / group_size);
-  MemoryPart training_tape{"training tape",
-                           depth *
-                               (s.batch * (double(layout.forward_size()) + 5 * n * d + 8) +
-                                groups * (double(layout.backward_size()) + per_layer)) *
-                               kFloat,
-                           "train.batch_size = " + number(s.batch) + " × (4 × " + n_text + "² + …)",
-                           {"train.batch_size", "dataset.n", "layer.rank"}};
+  MemoryPart training_tape{
+      "training tape",
+      depth *
+          (s.batch * (double(layout.forward_size()) + 5 * n * D + 8) +
+           groups * (double(layout.backward_size()) + per_layer)) *
+          kFloat,
+      depth_text + "train.batch_size = " + number(s.batch) + " × (4 × " + n_text + "² + …)",
+      with_stack({"train.batch_size", "dataset.n", "layer.rank"})};
 
   // The evaluation tape (model/evaluate.hpp, the composite graph): per sample of a chunk X, U, V,
   // UΣ, S, softmax(S), M, M·H and the output.
   const double chunk = model::Evaluator::chunk_size(dataset.n, dataset.test_size);
   MemoryPart evaluation{
       "evaluation",
-      chunk * depth * (3 * n * d + 3 * n * r + 3 * n * n + 16) * kFloat + s.test_size * kDouble,
+      chunk * depth * (3 * n * D + 3 * n * r + 3 * n * n + 16) * kFloat + s.test_size * kDouble,
       number(chunk) + " test samples at a time × 3 × " + n_text + "²",
       {"dataset.n"}};
   // The score trajectory at every evaluation: M̄ and its scores (an SVD, the DFT products).
@@ -119,10 +135,10 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
       "score trajectory", 20 * n * n * kDouble, "20 × " + n_text + "² doubles", {"dataset.n"}};
   // The final analysis: M̄, M*, their SVDs, Ω ((d+n+1)², with its SVDs), the targets' Gram
   // matrix, the saved U, V, M of 8 samples.
-  MemoryPart analysis{"analysis",
-                      24 * h * h * kDouble + 8 * (n * n + 2 * n * r) * kFloat * 3,
-                      "24 × (" + n_text + " + dataset.d + 1)² doubles",
-                      {"dataset.n"}};
+  MemoryPart analysis{"analysis", 24 * h * h * kDouble + 8 * (n * n + 2 * n * r) * kFloat * 3,
+                      "24 × (" + n_text + " + " + width_text + " + 1)² doubles",
+                      width != dataset.d ? std::vector<std::string>{"model.width", "dataset.n"}
+                                         : std::vector<std::string>{"dataset.n"}};
   const MemoryPart process{"process", kProcessBytes, "code, libraries, thread stacks", {}};
 
   std::vector<MemoryPart> during_training = {data,       weights,    training_tape,

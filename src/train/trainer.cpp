@@ -1,5 +1,6 @@
 #include "train/trainer.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -26,6 +27,17 @@ std::string non_finite_parameter(const model::Parameters<float>& params) {
     for (std::size_t e = 0; e < slice.size(); ++e)
       if (!std::isfinite(params.values[slice.offset + e])) return slice.name;
   return "";
+}
+
+// A loss that grows past this multiple of the run's first loss has blown up, even while it is
+// finite (docs/running.md, "Divergence"): healthy runs end below their first loss, and the blow-ups
+// seen (Section 7's L = 3 stacks, docs/section7.md) reach about 10¹³ times it.
+constexpr double kExplosionFactor = 1e6;
+
+std::string loss_text(double loss) {
+  if (std::isnan(loss)) return std::signbit(loss) ? "−nan" : "nan";
+  if (std::isinf(loss)) return loss > 0 ? "inf" : "−inf";
+  return fmt::format("{:.3g}", loss);
 }
 
 double latest_test_metric(const std::vector<LossPoint>& curve) {
@@ -161,6 +173,9 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
   auto last_report = start, last_checkpoint = start;
   bool measured_reported = false;
   const int first_step = result.steps_done + 1;
+  // The parameters before the last update: a diverged run keeps those that gave its last finite
+  // loss (docs/running.md).
+  std::vector<float> before_update;
   for (int step = first_step; step <= settings.steps && result.status != TrainStatus::kInterrupted;
        ++step) {
     if (stopping()) {
@@ -182,10 +197,23 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
     }
     LossPoint point{step, learning_rate_at(step, settings), tape.value(session.loss()).data[0],
                     session.task_loss(), session.penalty()};
-    if (!std::isfinite(point.loss)) {
+    const double first_loss = result.curve.empty() ? point.loss : result.curve.front().loss;
+    if (!std::isfinite(point.loss) || point.loss > kExplosionFactor * std::abs(first_loss)) {
       result.status = TrainStatus::kDiverged;
-      result.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
-                       std::to_string(point.loss) + "; lower train.lr";
+      if (step == 1)  // no update has happened: the learning rate plays no part
+        result.message = "training diverged at step 1: the loss is " + loss_text(point.loss) +
+                         " on the first batch, before any update, so train.lr is not the cause: "
+                         "the model's output at initialisation is not finite";
+      else if (!std::isfinite(point.loss))
+        result.message = "training diverged at step " + std::to_string(step) +
+                         ": the loss became " + loss_text(point.loss) + "; lower train.lr";
+      else
+        result.message = "training diverged at step " + std::to_string(step) + ": the loss " +
+                         loss_text(point.loss) + " exceeds 10⁶ × the first step's " +
+                         loss_text(first_loss) +
+                         " (a blow-up that stays finite; docs/running.md); lower train.lr";
+      // Back to the parameters that gave the previous step's (finite) loss.
+      if (!before_update.empty()) params.values.assign(before_update.begin(), before_update.end());
       result.curve.push_back(point);
       break;
     }
@@ -198,8 +226,10 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
         settings.clip > 0
             ? clip_factor(gradient_norm(params.grads.data(), params.grads.size()), settings.clip)
             : 1.0f;
+    before_update.assign(params.values.begin(), params.values.end());
     adam.step(params.values.data(), params.grads.data(), point.learning_rate, clip);
     if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
+      params.values.assign(before_update.begin(), before_update.end());
       result.status = TrainStatus::kDiverged;
       result.message = "training diverged at step " + std::to_string(step) + ": parameter " +
                        tensor + " holds NaN or Inf after the update; lower train.lr";

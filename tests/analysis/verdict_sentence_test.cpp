@@ -58,3 +58,25 @@ TEST_CASE("attention and unclassified name their tests") {
                    0) == 0);
   CHECK(none.find("Fourier: φ 0.5 < 0.9") != std::string::npos);
 }
+
+TEST_CASE("an unclassified verdict names the condition that failed, not the one that held") {
+  // ι passes but the MSE is above the best fixed operator's; α passes but k99 = n.
+  json metrics = metrics_with("unclassified", false, 0.5);
+  metrics["iota"] = 0.34;
+  metrics["test_mse"] = 0.25;
+  metrics["fixed_mse"] = 0.2;
+  metrics["targets_k99"] = 4;
+  metrics["singular_values"] = {1.0, 0.5, 0.25, 0.1};
+  const std::string sentence = verdict_sentence(metrics);
+  CHECK(sentence.find("attention: ι 0.34 ≥ 0.2, test MSE 0.25 ≥ the best fixed operator's 0.2;") !=
+        std::string::npos);
+  CHECK(sentence.find("SVD: α 1 ≥ 0.9, the targets' k99 4 = n 4)") != std::string::npos);
+  // Once said wrongly: "a test MSE below the best fixed operator's", "with k99 < n".
+  CHECK(sentence.find("below the best fixed") == std::string::npos);
+  CHECK(sentence.find("with k99 < n") == std::string::npos);
+  metrics["targets_k99"] = 2;
+  metrics["test_mse"] = 0.1;
+  const std::string other = verdict_sentence(metrics);
+  CHECK(other.find("test MSE 0.1 < the best fixed operator's 0.2") != std::string::npos);
+  CHECK(other.find("the targets' k99 2 < n 4") != std::string::npos);
+}

@@ -58,9 +58,10 @@ struct TemporaryFolder {
   }
 };
 
-// Waits (up to 30 s) until a run training into `folder` has written its first checkpoint in its
-// staging folder: it is then in the training loop, so a signal lands mid-training whatever the
-// machine's speed (a signal during data generation would, rightly, leave nothing to resume).
+// Waits (up to five minutes: a deadline against hangs, not a measurement) until a run training
+// into `folder` has written its first checkpoint in its staging folder: it is then in the
+// training loop, so a signal lands mid-training whatever the machine's speed (a signal during
+// data generation would, rightly, leave nothing to resume).
 inline bool wait_for_first_checkpoint(const std::filesystem::path& folder) {
   auto training = [&] {
     for (const auto& entry : std::filesystem::directory_iterator(folder))
@@ -69,11 +70,49 @@ inline bool wait_for_first_checkpoint(const std::filesystem::path& folder) {
         return true;
     return false;
   };
-  for (int wait = 0; wait < 3000; ++wait) {
+  for (int wait = 0; wait < 30000; ++wait) {
     if (training()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
+}
+
+// Waits (up to five minutes: a deadline against hangs) until process `pid` has ended, a zombie
+// not yet reaped included; false if it is still running.
+inline bool wait_until_ended(const std::string& pid) {
+  auto ended = [&] {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto name_end = line.rfind(')');
+    return name_end != std::string::npos && name_end + 2 < line.size() && line[name_end + 2] == 'Z';
+  };
+  for (int wait = 0; wait < 30000; ++wait) {
+    if (ended()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// `ufl train ARGUMENTS` (whose --out is a folder in `folder` named "run") started in the
+// background, its output in folder/log; returns its PID once its first checkpoint is on disk, so
+// that a signal lands mid-training; "" if none appeared.
+inline std::string train_until_first_checkpoint(const std::filesystem::path& folder,
+                                                const std::string& arguments) {
+  const std::string start = "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train " + arguments + " > " +
+                            (folder / "log").string() + " 2>&1 & echo $! > " +
+                            (folder / "pid").string() + ")";
+  if (std::system(start.c_str()) != 0 || !wait_for_first_checkpoint(folder)) return "";
+  std::string pid = read_text(folder / "pid");
+  pid.erase(pid.find_last_not_of(" \n") + 1);
+  return pid;
+}
+
+// The same, then SIGINT, and back once the process has ended (its run folder written).
+inline bool interrupt_after_first_checkpoint(const std::filesystem::path& folder,
+                                             const std::string& arguments) {
+  const std::string pid = train_until_first_checkpoint(folder, arguments);
+  return !pid.empty() && run_command("kill -INT " + pid).exit_code == 0 && wait_until_ended(pid);
 }
 
 // Small and fast settings for end-to-end runs.

@@ -61,3 +61,43 @@ TEST_CASE("ufl collect counts skipped runs by kind and lists a run reached twice
   CHECK(none.output.find("no complete runs under the given paths (skipped 2: 1 diverged, 1 "
                          "interrupted)") != std::string::npos);
 }
+
+TEST_CASE("ufl collect prints a table for the reader, beside the CSV") {
+  TemporaryFolder folder;
+  const fs::path results = folder.path / "results";
+  REQUIRE(
+      run_ufl("train configs/section8/local.json --out " + (results / "local").string() + kSmallRun)
+          .exit_code == 0);
+  const std::string csv = folder / "runs.csv";
+  const CommandResult written = run_ufl("collect " + results.string() + " --out " + csv);
+  INFO(written.output);
+  REQUIRE(written.exit_code == 0);
+  CHECK(written.output.find("run") == 0);
+  for (const char* header : {"dataset", "mixer", "verdict", "emerged", "η", "η_fix", "test MSE"})
+    CHECK_MESSAGE(written.output.find(header) != std::string::npos, header);
+  const std::size_t row = written.output.find((results / "local").string());
+  REQUIRE(row != std::string::npos);
+  const std::string line = written.output.substr(row, written.output.find('\n', row) - row);
+  CHECK(line.find("local") != std::string::npos);
+  CHECK(line.find("universal") != std::string::npos);
+  // Without --out the CSV alone goes to standard output, the table to standard error.
+  const CommandResult piped = run_command("(cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
+                                          results.string() + " 2>/dev/null)");
+  CHECK(piped.output == read_text(csv));
+}
+
+TEST_CASE("ufl collect skips a symlink loop in the tree and still writes the CSV") {
+  TemporaryFolder folder;
+  const fs::path results = folder.path / "results";
+  REQUIRE(
+      run_ufl("train configs/section8/local.json --out " + (results / "local").string() + kSmallRun)
+          .exit_code == 0);
+  fs::create_symlink(results / "loop", results / "loop");           // a link to itself
+  fs::create_directory_symlink(results, results / "local" / "up");  // a link to an ancestor
+  const std::string csv = folder / "runs.csv";
+  const CommandResult result = run_ufl("collect " + results.string() + " --out " + csv);
+  INFO(result.output);
+  CHECK(result.exit_code == 0);  // once: a raw filesystem error, exit 1, no CSV
+  CHECK(lines(read_text(csv)) == 2);
+  CHECK(result.output.find("loop: Too many levels of symbolic links") != std::string::npos);
+}

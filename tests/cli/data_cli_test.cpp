@@ -132,3 +132,56 @@ TEST_CASE("a run saves partners.npy as integers and the analysis arrays as float
   for (double partner : partners.values) CHECK((partner >= 0 && partner < 16));
   CHECK(ufl::io::read_npy(fs::path(run) / "M_mean.npy").descr == "<f8");
 }
+
+TEST_CASE("the dtype rule of a --data folder: values float32 or float64, partners whole numbers") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  const fs::path inputs = fs::path(data) / "train_inputs.npy";
+  const fs::path partners = fs::path(data) / "train_partners.npy";
+  const ufl::io::NpyArray original_inputs = ufl::io::read_npy(inputs);
+  const ufl::io::NpyArray original_partners = ufl::io::read_npy(partners);
+  const std::string float32_inputs = read_text(inputs.string());
+  auto train = [&](const std::string& out) {
+    return run_ufl("train configs/section8/global.json --data " + data + " --out " + out +
+                   kSmallRun);
+  };
+  REQUIRE(train(folder / "float32").exit_code == 0);
+
+  // float64 values (NumPy's default) and int64 partners are read, and train the same run: the
+  // values are float32 numbers, so rounding them to float32 changes nothing.
+  ufl::io::write_npy(inputs, original_inputs.values.data(), original_inputs.shape);
+  const std::vector<std::int64_t> wide(original_partners.values.begin(),
+                                       original_partners.values.end());
+  ufl::io::write_npy(partners, wide.data(), original_partners.shape);
+  REQUIRE(ufl::io::read_npy(inputs).descr == "<f8");
+  const CommandResult float64 = train(folder / "float64");
+  INFO(float64.output);
+  REQUIRE(float64.exit_code == 0);
+  for (const char* file : {"loss.csv", "params/A.npy", "metrics.json"})
+    CHECK_MESSAGE(read_text(folder / ("float32/" + std::string(file))) ==
+                      read_text(folder / ("float64/" + std::string(file))),
+                  file);
+
+  // Integers as values: refused, naming the dtype (once silently accepted).
+  const std::vector<std::int32_t> integers(original_inputs.values.size(), 1);
+  ufl::io::write_npy(inputs, integers.data(), original_inputs.shape);
+  check_refused(data, "train_inputs.npy has dtype '<i4' (int32); expected float32 or float64");
+  std::ofstream(inputs, std::ios::binary) << float32_inputs;
+}
+
+TEST_CASE("a FIFO for an array and a --data symlink loop are refused at once, exit 2") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data";
+  generate_global(data);
+  // A FIFO nobody writes to: reading it used to hang.
+  fs::remove(fs::path(data) / "test_targets.npy");
+  REQUIRE(run_command("mkfifo " + data + "/test_targets.npy").exit_code == 0);
+  check_refused(data, "test_targets.npy: not a regular file (a FIFO)");
+  // A folder that is a symlink to itself.
+  fs::create_symlink(folder / "loop", folder / "loop");
+  check_refused(folder / "loop", "loop: Too many levels of symbolic links");
+  TemporaryFolder out;
+  const CommandResult analyze = run_ufl("analyze " + (folder / "loop"));
+  CHECK(analyze.exit_code == 2);
+}

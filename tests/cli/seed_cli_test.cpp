@@ -25,9 +25,9 @@ TEST_CASE("--seed out of range is one line with the valid range, for train and g
   for (const std::string command : {"train", "generate"}) {
     for (const auto& [seed, shown] : std::vector<std::pair<std::string, std::string>>{
              {"-1", "-1"},
-             {"18446744073709551616", "1.8446744073709552e+19"},
-             {"99999999999999999999", "1e+20"},
-             {"1e30", "1e+30"}}) {
+             {"18446744073709551616", "18446744073709551616"},  // as given, not 1.84…e+19
+             {"99999999999999999999", "99999999999999999999"},
+             {"1e30", "1e30"}}) {
       CAPTURE(command);
       CAPTURE(seed);
       const CommandResult result = run_ufl(command + " configs/section8/local.json --seed " + seed +

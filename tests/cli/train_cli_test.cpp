@@ -234,7 +234,9 @@ TEST_CASE("every mixer trains; its run folder says which mixer it holds and writ
     CHECK(why.find(mixer + " reached η") != std::string::npos);
     CHECK(why.find("closest special case is fourier") != std::string::npos);
   }
-  const CommandResult collected = run_ufl("collect " + folder.path.string());
+  // The CSV alone: standard output (the table for the reader goes to standard error).
+  const CommandResult collected = run_command("(cd " UFL_SOURCE_DIR " && " UFL_BINARY " collect " +
+                                              folder.path.string() + " 2>/dev/null)");
   REQUIRE(collected.exit_code == 0);
   const std::string header = collected.output.substr(0, collected.output.find('\n'));
   for (const char* column :
@@ -254,4 +256,63 @@ TEST_CASE("a layer key the mixer does not read is bad input, named with its mixe
         "ufl: error: --set: layer.kernel_width belongs to mixer 'convolution', not 'fourier'; "
         "remove it\n");
   CHECK_FALSE(fs::exists(folder / "run"));
+}
+
+TEST_CASE("a width that cannot fit is refused before anything is allocated, naming model.width") {
+  TemporaryFolder folder;
+  // Once: the estimate ignored the width, and the run died "out of memory" after starting.
+  const CommandResult result = run_ufl(
+      "train configs/section8/local.json --set model.width=100000 "
+      "--out " +
+      (folder / "run"));
+  INFO(result.output);
+  CHECK(result.exit_code == 2);
+  CHECK(result.output.rfind("ufl: error: this run needs about ", 0) == 0);
+  CHECK(result.output.find("model.width") != std::string::npos);
+  CHECK(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+  CHECK(fs::is_empty(folder.path));
+}
+
+TEST_CASE("--out naming a regular file says it is not a folder, not to pass --force") {
+  TemporaryFolder folder;
+  std::ofstream(folder / "file") << "mine";
+  for (const std::string force : {"", " --force"}) {
+    const CommandResult result =
+        run_ufl("train configs/section8/local.json --out " + (folder / "file") + kSmallRun + force);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output == "ufl: error: " + (folder / "file") +
+                               " exists and is not a folder; remove it or pass --out to choose "
+                               "another folder\n");
+  }
+  CHECK(read_text(folder / "file") == "mine");
+}
+
+TEST_CASE("ufl generate accepts --threads as the other commands do; the data are the same") {
+  TemporaryFolder folder;
+  const std::string small =
+      " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=64 --set "
+      "dataset.test_size=16";
+  REQUIRE(
+      run_ufl("generate configs/section8/local.json --threads 1 --out " + (folder / "one") + small)
+          .exit_code == 0);
+  REQUIRE(run_ufl("generate configs/section8/local.json -j 2 --out " + (folder / "two") + small)
+              .exit_code == 0);
+  CHECK(read_text(folder / "one/train_inputs.npy") == read_text(folder / "two/train_inputs.npy"));
+  CHECK(run_ufl("generate configs/section8/local.json --threads 0").exit_code == 2);
+}
+
+TEST_CASE("a stack whose loss is not finite before any update names the stack, not train.lr") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  // Five layers without the residual stream: NaN on the first batch at any learning rate.
+  const CommandResult result = run_ufl(
+      "train configs/section8/local.json --set model.depth=5 "
+      "--set train.lr=1e-12 --set train.lr_final=1e-13 --out " +
+      run + kSmallRun);
+  INFO(result.output);
+  CHECK(result.exit_code == 3);
+  CHECK(result.output.find("diverged at step 1") != std::string::npos);
+  CHECK(result.output.find("before any update, so train.lr is not the cause") != std::string::npos);
+  CHECK(result.output.find("model.depth = 5 layers without model.residual") != std::string::npos);
+  CHECK(result.output.find("lower train.lr") == std::string::npos);
 }

@@ -67,3 +67,20 @@ TEST_CASE("format_seconds") {
   CHECK(train::format_seconds(245) == "4m05s");
   CHECK(train::format_seconds(5100) == "1h25m");
 }
+
+TEST_CASE("a stack's width and depth are counted: model.width = 100000 needs W_v of D² per layer") {
+  const train::ResourceEstimate narrow = estimate_of(R"({"dataset": {"kind": "local"}})");
+  const train::ResourceEstimate wide =
+      estimate_of(R"({"dataset": {"kind": "local"}, "model": {"width": 100000}})");
+  // W_v alone is 10¹⁰ floats, and Adam keeps ten copies' worth.
+  CHECK(wide.peak_bytes > 1e11);
+  CHECK(wide.keys_to_lower().find("model.width") != std::string::npos);
+  CHECK(wide.memory_text().find("model.width = 100000") != std::string::npos);
+  const train::ResourceEstimate deep = estimate_of(
+      R"({"dataset": {"kind": "local"}, "model": {"width": 2000, "depth": 8, "residual": true}})");
+  const train::ResourceEstimate shallow = estimate_of(
+      R"({"dataset": {"kind": "local"}, "model": {"width": 2000, "depth": 1, "residual": true}})");
+  CHECK(deep.peak_bytes > 4 * shallow.peak_bytes);
+  CHECK(deep.keys_to_lower().find("model.depth") != std::string::npos);
+  CHECK(narrow.peak_bytes < shallow.peak_bytes);
+}

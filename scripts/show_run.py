@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""What one run learned, as one figure: RUN/summary.png (`ufl show RUN` draws it).
+
+    /usr/bin/python3 scripts/show_run.py RUN_DIR [--out PATH.png]
+
+One layer (Section 8): M̄ beside the optimum M*, their singular values, the loss with the test MSE,
+and the scores of M̄ along training (trajectory.csv). A stack (model.depth > 1): M̄ of every layer
+with what it became, M*, the spectra and the loss. A token run (next_token): the training and
+validation loss curves and the per-head map of M̄. A run that did not finish: its loss curve.
+The file is written under a temporary name and renamed, so it is whole or absent.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def read_json(path):
+    try:
+        with open(path) as file:
+            value = json.load(file)
+        return value if isinstance(value, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def read_csv(path):
+    """Columns of a CSV as float arrays (empty cells are NaN); {} when there is no file."""
+    if not os.path.isfile(path):
+        return {}, []
+    with open(path) as file:
+        rows = list(csv.reader(file))
+    if not rows:
+        return {}, []
+    header = rows[0]
+    columns = {name: [] for name in header}
+    for row in rows[1:]:
+        for name, cell in zip(header, row):
+            try:
+                columns[name].append(float(cell) if cell != "" else math.nan)
+            except ValueError:
+                columns[name].append(math.nan)
+    return {name: np.array(values) for name, values in columns.items()}, header
+
+
+def load(run, name):
+    path = os.path.join(run, name)
+    return np.load(path) if os.path.isfile(path) else None
+
+
+def show_matrix(figure, axis, matrix, title):
+    low, high = float(matrix.min()), float(matrix.max())
+    if low < 0 < high:
+        bound = max(-low, high)
+        image = axis.imshow(matrix, cmap="RdBu_r", vmin=-bound, vmax=bound)
+    else:
+        image = axis.imshow(matrix, cmap="viridis")
+    figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
+    axis.set_title(title, fontsize=9)
+    axis.set_xlabel("position j", fontsize=8)
+    axis.set_ylabel("position i", fontsize=8)
+    axis.tick_params(labelsize=7)
+
+
+def plot_loss(axis, loss, header, bits):
+    """The training loss per step and the held-out metric at its evaluations, log scale."""
+    if not loss:
+        axis.text(0.5, 0.5, "no loss.csv", ha="center", va="center")
+        axis.axis("off")
+        return
+    steps = loss["step"]
+    axis.plot(steps, loss["loss"], lw=0.8, label="training loss")
+    metric = header[5] if len(header) > 5 else None
+    if metric and metric in loss:
+        held_out = ~np.isnan(loss[metric])
+        axis.plot(steps[held_out], loss[metric][held_out], "o-", ms=2.5, lw=1,
+                  label=metric.replace("_", " "))
+    finite = loss["loss"][np.isfinite(loss["loss"])]
+    # A log scale where the loss spans more than a decade or so (denoising from ~3 to ~0.1).
+    if finite.size and finite.min() > 0 and finite.max() > 20 * finite.min():
+        axis.set_yscale("log")
+    axis.set_xlabel("step", fontsize=8)
+    axis.set_ylabel("nats per token" if bits else "loss", fontsize=8)
+    axis.set_title("loss", fontsize=9)
+    axis.legend(fontsize=7)
+    axis.tick_params(labelsize=7)
+
+
+def plot_spectra(axis, spectra):
+    for label, values in spectra:
+        if values is not None:
+            axis.semilogy(np.arange(1, len(values) + 1), np.maximum(values, 1e-12), ".-", ms=3,
+                          lw=0.8, label=label)
+    axis.set_title("singular values", fontsize=9)
+    axis.set_xlabel("index", fontsize=8)
+    axis.legend(fontsize=7)
+    axis.tick_params(labelsize=7)
+
+
+def plot_trajectory(axis, trajectory):
+    if not trajectory:
+        axis.axis("off")
+        return
+    for name, symbol in [("gamma", "γ"), ("iota", "ι"), ("tau", "τ"), ("ell", "ℓ"), ("phi", "φ"),
+                         ("alpha", "α")]:
+        if name in trajectory:
+            axis.plot(trajectory["step"], trajectory[name], lw=1, label=symbol)
+    axis.set_ylim(-0.05, 1.05)
+    axis.set_title(r"scores of $\bar{M}$ during training", fontsize=9)
+    axis.set_xlabel("step", fontsize=8)
+    axis.legend(fontsize=7, ncol=3)
+    axis.tick_params(labelsize=7)
+
+
+def title_of(run, config, manifest, metrics):
+    dataset, layer = config.get("dataset", {}), config.get("layer", {})
+    model = config.get("model", {})
+    depth = model.get("depth", 1)
+    what = f"{dataset.get('kind', '?')}, {layer.get('mixer', '?')}"
+    if depth > 1 or model.get("block", "mixer") != "mixer":
+        what += f", {depth} {model.get('block', 'mixer')} blocks"
+    status = manifest.get("status", "?")
+    line = f"{os.path.basename(os.path.normpath(run))}: {what} — {status}"
+    if "verdict" in metrics:
+        line += f", verdict {metrics['verdict']}" + (" (emerged)" if metrics.get("emerged") else
+                                                     " (not emerged)")
+        if "eta" in metrics:
+            line += f", η {metrics['eta']:.3f}"
+    elif "layer_verdicts" in metrics:
+        line += ", layers: " + " → ".join(map(str, metrics["layer_verdicts"]))
+    elif "validation_loss" in metrics:
+        line += (f", validation {metrics['validation_loss']:.3f} nats "
+                 f"({metrics.get('validation_bits', math.nan):.3f} bits)")
+    elif status == "diverged":
+        line += f"\n{manifest.get('error', '')}"
+    return line
+
+
+def single_layer(figure, run, loss, header, trajectory):
+    axes = figure.subplots(2, 3)
+    mean, optimum = load(run, "M_mean.npy"), load(run, "M_optimal.npy")
+    show_matrix(figure, axes[0][0], mean, r"$\bar{M}$ (learned, mean over the test set)")
+    if optimum is not None:
+        show_matrix(figure, axes[0][1], optimum, r"$M^*$ (the optimum)")
+    else:
+        axes[0][1].axis("off")
+    plot_spectra(axes[0][2], [(r"$\bar{M}$", load(run, "M_mean_singular_values.npy")),
+                              (r"$M^*$", load(run, "M_optimal_singular_values.npy"))])
+    plot_loss(axes[1][0], loss, header, False)
+    plot_trajectory(axes[1][1], trajectory)
+    axes[1][2].axis("off")
+    return axes[1][2]
+
+
+def stack(figure, run, metrics, loss, header, depth):
+    columns = max(depth + 1, 3)
+    axes = figure.subplots(2, columns, squeeze=False)
+    verdicts = metrics.get("layer_verdicts", [])
+    spectra = []
+    for layer in range(depth):
+        mean = load(run, f"layer{layer + 1}/M_mean.npy")
+        became = verdicts[layer] if layer < len(verdicts) else "?"
+        if mean is not None:
+            show_matrix(figure, axes[0][layer], mean, rf"layer {layer + 1}: $\bar{{M}}$ ({became})")
+        else:
+            axes[0][layer].axis("off")
+        spectra.append((rf"$\bar{{M}}$ layer {layer + 1}",
+                        load(run, f"layer{layer + 1}/M_mean_singular_values.npy")))
+    optimum = load(run, "M_optimal.npy")
+    if optimum is not None:
+        show_matrix(figure, axes[0][depth], optimum, r"$M^*$ (the optimum of the whole map)")
+    else:
+        axes[0][depth].axis("off")
+    for column in range(depth + 1, columns):
+        axes[0][column].axis("off")
+    spectra.append((r"$M^*$", load(run, "M_optimal_singular_values.npy")))
+    plot_spectra(axes[1][0], spectra)
+    plot_loss(axes[1][1], loss, header, False)
+    for column in range(2, columns):
+        axes[1][column].axis("off")
+    return axes[1][2] if columns > 2 else None
+
+
+def token_run(figure, run, metrics, loss, header):
+    layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
+    heads = max((len(layer["heads"]) for layer in layers), default=0)
+    grid = figure.add_gridspec(max(len(layers), 1), 1 + max(heads, 1),
+                               width_ratios=[2.2] + [1] * max(heads, 1))
+    plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True)
+    for l, layer in enumerate(layers):
+        for k, head in enumerate(layer["heads"]):
+            axis = figure.add_subplot(grid[l, 1 + k])
+            matrix = load(run, head.get("mean_M", ""))
+            if matrix is None:
+                axis.axis("off")
+                continue
+            show_matrix(figure, axis, matrix, f"block {l + 1}, head {k + 1}: {head.get('kind', '?')}")
+            axis.set_xlabel(f"key j · d̄ {head.get('mean_distance', 0):.1f} · "
+                            f"ι {head.get('iota', 0):.2f}", fontsize=7)
+            axis.set_ylabel("query i", fontsize=7)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run")
+    parser.add_argument("--out", help="the PNG to write (default RUN/summary.png)")
+    args = parser.parse_args()
+    run = args.run
+    config = read_json(os.path.join(run, "config.json"))
+    manifest = read_json(os.path.join(run, "manifest.json"))
+    metrics = read_json(os.path.join(run, "metrics.json"))
+    loss, header = read_csv(os.path.join(run, "loss.csv"))
+    trajectory, _ = read_csv(os.path.join(run, "trajectory.csv"))
+    depth = config.get("model", {}).get("depth", 1)
+    tokens = config.get("task", {}).get("kind") == "next_token"
+    complete = manifest.get("status") == "complete"
+
+    if tokens and complete:
+        heads = max((len(layer.get("heads", [])) for layer in metrics.get("layers", [])), default=1)
+        blocks = max(len(metrics.get("layers", [])), 1)
+        figure = plt.figure(figsize=(4.5 + 2.6 * heads, max(3.2, 2.6 * blocks) + 0.8))
+        token_run(figure, run, metrics, loss, header)
+        text_axis = None
+    elif complete and depth > 1:
+        figure = plt.figure(figsize=(3.6 * max(depth + 1, 3), 7.4))
+        text_axis = stack(figure, run, metrics, loss, header, depth)
+    elif complete and os.path.isfile(os.path.join(run, "M_mean.npy")):
+        figure = plt.figure(figsize=(12.5, 7.4))
+        text_axis = single_layer(figure, run, loss, header, trajectory)
+    else:  # interrupted or diverged: how far the loss got
+        figure = plt.figure(figsize=(7, 4.2))
+        plot_loss(figure.add_subplot(1, 1, 1), loss, header, tokens)
+        text_axis = None
+    if text_axis is not None:
+        lines = []
+        for key, label in [("test_mse", "test MSE"), ("optimal_mse", "optimum MSE"),
+                           ("fixed_mse", "best fixed MSE"), ("eta", "η"), ("eta_fix", "η_fix")]:
+            if isinstance(metrics.get(key), (int, float)):
+                lines.append(f"{label}: {metrics[key]:.4g}")
+        for key, symbol in [("iota", "ι"), ("tau", "τ"), ("ell", "ℓ"), ("phi", "φ"),
+                            ("alpha", "α"), ("gamma", "γ")]:
+            if isinstance(metrics.get(key), (int, float)):
+                lines.append(f"{symbol} = {metrics[key]:.3f}")
+        if metrics.get("claimed"):
+            lines.append(f"claimed: {metrics['claimed']} "
+                         f"({'holds' if metrics.get('claim_holds') else 'does not hold'})")
+        text_axis.text(0.02, 0.98, "\n".join(lines), va="top", ha="left", fontsize=10,
+                       linespacing=1.5, transform=text_axis.transAxes)
+    figure.suptitle(title_of(run, config, manifest, metrics), fontsize=11)
+    figure.tight_layout(rect=(0, 0, 1, 0.95))
+    out = args.out or os.path.join(run, "summary.png")
+    temporary = os.path.join(os.path.dirname(out) or ".", f".{os.path.basename(out)}.{os.getpid()}.png")
+    try:
+        figure.savefig(temporary, dpi=100)
+        os.replace(temporary, out)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

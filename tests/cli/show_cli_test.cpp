@@ -1,0 +1,111 @@
+// `ufl show RUN`: a short summary in the terminal (status, key metrics, the verdict with the
+// condition that decided it, a loss sparkline) and RUN/summary.png, for a Section 8 run, a stack,
+// a token run and runs that did not finish; without Matplotlib it says so.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace ufl::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Python with Matplotlib is part of the install (scripts/install_deps.sh); the figure is checked
+// only where it is there.
+bool have_matplotlib() {
+  return run_command("/usr/bin/python3 -c 'import matplotlib, numpy'").exit_code == 0;
+}
+
+bool is_png(const std::string& path) { return read_text(path).rfind("\x89PNG\r\n", 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("ufl show on a Section 8 run: status, metrics, the verdict line, a sparkline, a PNG") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/local.json --out " + run + kSmallRun).exit_code == 0);
+  const CommandResult shown = run_ufl("show " + run);
+  INFO(shown.output);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.output.rfind(run + ": complete, denoise on local (n 16, d 4), universal; step 60 of "
+                                 "60, seed 1",
+                           0) == 0);
+  CHECK(shown.output.find("test MSE ") != std::string::npos);
+  CHECK(shown.output.find("η_fix ") != std::string::npos);
+  CHECK(shown.output.find("\nverdict: ") != std::string::npos);
+  CHECK(shown.output.find("claimed: convolution") != std::string::npos);
+  // The sparkline: block characters between the first and the last loss.
+  const std::size_t loss = shown.output.find("\nloss ");
+  REQUIRE(loss != std::string::npos);
+  CHECK(shown.output.find("▁", loss) != std::string::npos);
+  CHECK(shown.output.find("(steps 1–60", loss) != std::string::npos);
+  if (have_matplotlib()) {
+    CHECK(shown.output.find("wrote " + run + "/summary.png") != std::string::npos);
+    CHECK(is_png(run + "/summary.png"));
+  }
+  // Without Matplotlib (a Python that has none), it says so and still prints the summary.
+  const CommandResult bare = run_ufl("show " + run, "UFL_PYTHON=/bin/false");
+  CHECK(bare.exit_code == 0);
+  CHECK(bare.output.find("summary.png not drawn: Matplotlib (or NumPy) is missing for "
+                         "/bin/false") != std::string::npos);
+  CHECK(bare.output.find("\nverdict: ") != std::string::npos);
+  const CommandResult none = run_ufl("show " + run, "UFL_PYTHON=/nonexistent/python3");
+  CHECK(none.output.find("summary.png not drawn: there is no /nonexistent/python3") !=
+        std::string::npos);
+  // Not a run folder: one line, exit 2.
+  const CommandResult wrong = run_ufl("show " + (folder / "nothing"));
+  CHECK(wrong.exit_code == 2);
+  CHECK(std::count(wrong.output.begin(), wrong.output.end(), '\n') == 1);
+}
+
+TEST_CASE("ufl show on a stack names what each layer became and draws one panel per layer") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  REQUIRE(run_ufl("train configs/section8/local.json --out " + run + kSmallRun +
+                  " --set model.depth=2 --set model.width=8 --set model.residual=true")
+              .exit_code == 0);
+  const CommandResult shown = run_ufl("show " + run);
+  INFO(shown.output);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.output.find("2 mixer blocks of width 8") != std::string::npos);
+  CHECK(shown.output.find("\nlayers became: ") != std::string::npos);
+  if (have_matplotlib()) CHECK(is_png(run + "/summary.png"));
+}
+
+TEST_CASE("ufl show on a token run, an interrupted run and a diverged run") {
+  TemporaryFolder folder;
+  const std::string corpus = folder / "corpus.txt";
+  {
+    std::ofstream text(corpus);
+    for (int line = 0; line < 400; ++line)
+      text << "the quick brown fox jumps over the lazy dog " << line % 7 << "\n";
+  }
+  const std::string text = folder / "text";
+  REQUIRE(run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                  text +
+                  " --set dataset.n=16 --set model.width=16 --set model.depth=2 --set "
+                  "layer.heads=2 --set train.steps=30 --set train.batch_size=4 --set "
+                  "train.eval_every=10 --set train.warmup_steps=5 --set dataset.val_windows=20 -q")
+              .exit_code == 0);
+  const CommandResult tokens = run_ufl("show " + text);
+  INFO(tokens.output);
+  REQUIRE(tokens.exit_code == 0);
+  CHECK(tokens.output.find("next_token on text") != std::string::npos);
+  CHECK(tokens.output.find("2 transformer blocks of width 16") != std::string::npos);
+  CHECK(tokens.output.find("\nvalidation loss ") != std::string::npos);
+  CHECK(tokens.output.find("\nheads became: ") != std::string::npos);
+  if (have_matplotlib()) CHECK(is_png(text + "/summary.png"));
+
+  const std::string diverged = folder / "diverged";
+  REQUIRE(
+      run_ufl("train configs/section8/local.json --set train.lr=1e30 --out " + diverged + kSmallRun)
+          .exit_code == 3);
+  const CommandResult blown = run_ufl("show " + diverged);
+  INFO(blown.output);
+  REQUIRE(blown.exit_code == 0);
+  CHECK(blown.output.find(": diverged, ") != std::string::npos);
+  CHECK(blown.output.find("\ndiverged: training diverged at step ") != std::string::npos);
+  if (have_matplotlib()) CHECK(is_png(diverged + "/summary.png"));
+}
