@@ -4,7 +4,8 @@
 // sample's backward has run the op can read a field of the whole batch as one (B·rows)×cols
 // matrix, for its weight gradients (Op::sums_batch_gradient, Op::finish_backward). After the
 // fields: the op's per-step buffers (weights transposed once per step), then one set of
-// temporaries per sample group, reused by the group's samples, which run on one thread.
+// temporaries per sample group (the group's samples run on one thread): some for the group's rows
+// at once, some for one sample at a time.
 #include <cstddef>
 #include <vector>
 
@@ -14,9 +15,10 @@ namespace ufl {
 
 template <class T>
 struct BatchedOp : Op<T> {
-  int batch = 1;                          // samples; set by the op's builder
-  std::size_t per_step_size = 0;          // elements of the per-step buffers
-  std::size_t temporaries_per_group = 0;  // elements of one group's temporaries
+  int batch = 1;                           // samples; set by the op's builder
+  std::size_t per_step_size = 0;           // elements of the per-step buffers
+  std::size_t temporaries_per_sample = 0;  // a group's temporaries: this per sample of the group
+  std::size_t temporaries_shared = 0;      // and this once (what one sample at a time needs)
 
   // Declares a field of `size` elements per sample; returns its index.
   int add_field(std::size_t size) {
@@ -25,20 +27,29 @@ struct BatchedOp : Op<T> {
   }
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
     return field_offset(static_cast<int>(field_sizes_.size())) + padded(per_step_size) +
-           std::size_t(tape.group_count()) * padded(temporaries_per_group);
+           std::size_t(tape.group_count()) * group_temporaries(tape);
   }
   // Field f for the whole batch, and sample b's slice of it.
   T* field_start(int f) const { return this->scratch + field_offset(f); }
   T* field(int f, int b) const { return field_start(f) + std::size_t(b) * field_sizes_[f]; }
   T* per_step() const { return field_start(static_cast<int>(field_sizes_.size())); }
+  // The temporaries of sample b's group: temporaries_per_sample × the group's size, then
+  // temporaries_shared.
   T* temporaries(const Tape<T>& tape, int b) const {
     return per_step() + padded(per_step_size) +
-           std::size_t(b / tape.group_size()) * padded(temporaries_per_group);
+           std::size_t(b / tape.group_size()) * group_temporaries(tape);
+  }
+  T* shared_temporaries(const Tape<T>& tape, int b) const {
+    return temporaries(tape, b) + padded(std::size_t(tape.group_size()) * temporaries_per_sample);
   }
 
  private:
   // Each field, and what follows the fields, starts 64-byte aligned.
   static std::size_t padded(std::size_t size) { return (size + 15) / 16 * 16; }
+  std::size_t group_temporaries(const Tape<T>& tape) const {
+    return padded(std::size_t(tape.group_size()) * temporaries_per_sample) +
+           padded(temporaries_shared);
+  }
   std::size_t field_offset(int f) const {
     std::size_t offset = 0;
     for (int g = 0; g < f; ++g) offset += padded(std::size_t(batch) * field_sizes_[g]);

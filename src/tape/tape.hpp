@@ -6,15 +6,16 @@
 //
 // The batch is the unit of parallel work: forward() and backward() each run every sample's ops
 // on one thread, in one parallel loop. The loop is over fixed groups of consecutive samples (at
-// most kMaxSampleGroups of them, whatever the thread count); a group's samples run in order on
-// one thread. Ops on shared tensors only (the prelude, e.g. Σ = softplus(s)) run once before
-// that loop; batch reductions (the loss) are finished after it (the epilogue). Gradients of
-// shared operands are accumulated per group, in sample order, into scratch and then summed over
-// the groups in fixed order, so results are bit-identical at any thread count (an op may instead
-// sum a shared input's gradient itself after the loop, as one product over every sample's rows:
-// the weights of the fused transformer kernels, docs/transformer.md §8). Each op has
-// forward and backward kernels side by side in tape/ops/. A stop request leaves a pass
-// incomplete (see for_each_group); its caller checks interrupt::stop_requested() and discards it.
+// most kMaxSampleGroups of them, whatever the thread count); a group's samples run on one thread,
+// op after op, each op over the group's samples in order. Ops on shared tensors only (the prelude,
+// e.g. Σ = softplus(s)) run once before that loop; batch reductions (the loss) are finished after
+// it (the epilogue). Gradients of shared operands are accumulated per group, in sample order, into
+// scratch and then summed over the groups in fixed order, so results are bit-identical at any
+// thread count (an op may instead sum a shared input's gradient itself after the loop, as one
+// product over every sample's rows: the weights of the fused transformer kernels,
+// docs/transformer.md §8). Each op has forward and backward kernels side by side in tape/ops/. A
+// stop request leaves a pass incomplete (see for_each_group); its caller checks
+// interrupt::stop_requested() and discards it.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -75,6 +76,14 @@ struct Op {
   virtual void forward_sample(Tape<T>& tape, int b) = 0;
   // Sample b's contribution to the gradients of its inputs, through sinks[i].begin_sample(b).
   virtual void backward_sample(Tape<T>& tape, int b) = 0;
+  // The samples [first, end) of one group, which run on one thread, each in order; an op may
+  // instead do the group's rows at once (the fused transformer kernels' row-wise products).
+  virtual void forward_group(Tape<T>& tape, int first, int end) {
+    for (int b = first; b < end; ++b) forward_sample(tape, b);
+  }
+  virtual void backward_group(Tape<T>& tape, int first, int end) {
+    for (int b = first; b < end; ++b) backward_sample(tape, b);
+  }
   // After every sample's forward: combine per-sample partial results (batch reductions).
   virtual void finish_forward(Tape<T>&) {}
   // Before any sample's backward: per-step work on shared inputs that every sample's backward
@@ -196,8 +205,11 @@ class Tape {
     require_planned();
     for (Op<T>* op : prelude_) op->forward_sample(*this, 0);
     if (!sample_ops_.empty()) {
-      for_each_group([&](int b) {
-        for (Op<T>* op : sample_ops_) op->forward_sample(*this, b);
+      for_each_group([&](int first, int end) {
+        for (Op<T>* op : sample_ops_) {
+          if (interrupt::stop_requested()) return;
+          op->forward_group(*this, first, end);
+        }
       });
       for (Op<T>* op : sample_ops_) op->finish_forward(*this);
     }
@@ -220,14 +232,15 @@ class Tape {
     if (!sample_ops_.empty()) {
       for (Op<T>* op : sample_ops_)
         if (needs_backward(op)) op->prepare_backward(*this);
-      for_each_group([&](int b) {
-        // Each sample clears its own gradient slices, while they are about to be used.
-        for (const GradBuffer& buffer : per_sample_grads_) {
-          T* slice = buffer.data + static_cast<std::size_t>(b) * buffer.sample_size;
-          std::fill(slice, slice + buffer.sample_size, T(0));
+      for_each_group([&](int first, int end) {
+        // Each group clears its own samples' gradient slices, while they are about to be used.
+        for (const GradBuffer& buffer : per_sample_grads_)
+          std::fill(buffer.data + static_cast<std::size_t>(first) * buffer.sample_size,
+                    buffer.data + static_cast<std::size_t>(end) * buffer.sample_size, T(0));
+        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it) {
+          if (interrupt::stop_requested()) return;
+          if (needs_backward(*it)) (*it)->backward_group(*this, first, end);
         }
-        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
-          if (needs_backward(*it)) (*it)->backward_sample(*this, b);
       });
       for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
         if (needs_backward(*it)) {
@@ -322,17 +335,15 @@ class Tape {
     groups_ = (batch_ + group_size_ - 1) / group_size_;
   }
 
-  // body(b) for every sample: groups in parallel, each group's samples in order. After a stop
-  // request (interrupt/stop_request.hpp) the remaining samples are skipped: the pass is left
-  // incomplete and its caller discards it.
+  // body(first, end) for every group of samples [first, end), the groups in parallel; the body
+  // runs each op over the group's samples in order, op after op, so a shared input's gradient
+  // slot still sums the samples in order. After a stop request (interrupt/stop_request.hpp) the
+  // body returns early: the pass is left incomplete and its caller discards it.
   template <class Body>
   void for_each_group(Body&& body) {
     for_each_sample(groups_, [&](int group) {
-      const int end = std::min(batch_, (group + 1) * group_size_);
-      for (int b = group * group_size_; b < end; ++b) {
-        if (interrupt::stop_requested()) return;
-        body(b);
-      }
+      if (interrupt::stop_requested()) return;
+      body(group * group_size_, std::min(batch_, (group + 1) * group_size_));
     });
   }
 

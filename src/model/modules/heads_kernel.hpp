@@ -64,24 +64,39 @@ struct HeadsBranchOp : BatchedOp<T> {
     mixed = this->add_field(n * width);
     // W_inᵀ and W_oᵀ, transposed once per step for the backward's products.
     this->per_step_size = std::size_t(layout.projections) * width + width * width;
-    // dZ and dx̂ (n × D each), then the heads' own.
-    this->temporaries_per_group = 2 * n * width + temporaries;
+    // dZ and dx̂ (n × D each) for every sample of a group; a head's own for one sample.
+    this->temporaries_per_sample = 2 * n * width;
+    this->temporaries_shared = temporaries;
   }
 
   bool sums_batch_gradient(std::size_t input) const override {
     return int(input) == layout.w_in || int(input) == layout.w_o;
   }
 
-  void forward_sample(Tape<T>& tape, int b) override {
+  void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
+  // The norm and both products over the group's rows at once; the heads sample by sample.
+  void forward_group(Tape<T>& tape, int first, int end) override {
     const int n = layout.n, width = layout.width, k = layout.projections;
-    const T* x = tape.value(this->inputs[layout.x]).sample(b);
-    T* normed_b = this->field(normed, b);
+    const int rows = (end - first) * n;
+    const T* x = tape.value(this->inputs[layout.x]).sample(first);
+    T* normed_rows = this->field(normed, first);
     norm_forward<T>(x, tape.value(this->inputs[layout.gain]).data,
                     layout.bias >= 0 ? tape.value(this->inputs[layout.bias]).data : nullptr,
-                    normed_b, this->field(stats, b), n, width);
-    MatrixMap<T> projected(this->field(projections, b), n, k);
-    multiply(projected, ConstMatrixMap<T>(normed_b, n, width),
+                    normed_rows, this->field(stats, first), rows, width);
+    multiply(MatrixMap<T>(this->field(projections, first), rows, k),
+             ConstMatrixMap<T>(normed_rows, rows, width),
              tape.value(this->inputs[layout.w_in]).view(0));
+    for (int b = first; b < end; ++b) mix_heads(tape, b);
+    MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
+    output = ConstMatrixMap<T>(x, rows, width);
+    multiply(output, ConstMatrixMap<T>(this->field(mixed, first), rows, width),
+             tape.value(this->inputs[layout.w_o]).view(0), true);
+  }
+
+  // Sample b's heads: from its projections to its Z.
+  void mix_heads(Tape<T>& tape, int b) {
+    const int n = layout.n, width = layout.width, k = layout.projections;
+    MatrixMap<T> projected(this->field(projections, b), n, k);
     T* z = this->field(mixed, b);
     const int values = layout.head_values();
     for (std::size_t h = 0; h < layout.heads.size(); ++h) {
@@ -96,15 +111,11 @@ struct HeadsBranchOp : BatchedOp<T> {
       add_offsets(tape, head.query_offsets, projected, head.query_col, head.score.rank);
       add_offsets(tape, head.key_offsets, projected, head.key_col, head.score.rank);
       score_head_forward<T>(
-          head.score, {read_columns(projected, head.query_col, head.score.rank),
-                       read_columns(projected, head.key_col, head.score.rank), v, gate(tape, head),
-                       this->field(head_kept, b) + head.kept_offset, out,
-                       this->temporaries(tape, b) + 2 * std::size_t(n) * width});
+          head.score,
+          {read_columns(projected, head.query_col, head.score.rank),
+           read_columns(projected, head.key_col, head.score.rank), v, gate(tape, head),
+           this->field(head_kept, b) + head.kept_offset, out, this->shared_temporaries(tape, b)});
     }
-    MatrixMap<T> output = tape.value(this->output).matrix(b);
-    output = ConstMatrixMap<T>(x, n, width);
-    multiply(output, ConstMatrixMap<T>(z, n, width), tape.value(this->inputs[layout.w_o]).view(0),
-             true);
   }
 
   void prepare_backward(Tape<T>& tape) override {
@@ -114,23 +125,41 @@ struct HeadsBranchOp : BatchedOp<T> {
                    this->per_step() + std::size_t(k) * width);
   }
 
-  void backward_sample(Tape<T>& tape, int b) override {
+  void backward_sample(Tape<T>& tape, int b) override { backward_group(tape, b, b + 1); }
+  // Both products and the norm over the group's rows at once; the heads sample by sample.
+  void backward_group(Tape<T>& tape, int first, int end) override {
+    const int n = layout.n, width = layout.width, k = layout.projections;
+    const int rows = (end - first) * n;
+    const ConstMatrixMap<T> d_out(tape.grad(this->output).sample(first), rows, width);
+    T* dx = this->sinks[layout.x].begin_sample(first);
+    if (dx != nullptr) MatrixMap<T>(dx, rows, width) += d_out;
+    T* temporaries = this->temporaries(tape, first);
+    MatrixMap<T> d_mixed(temporaries, rows, width);
+    MatrixMap<T> d_normed(temporaries + std::size_t(rows) * width, rows, width);
+    multiply(d_mixed, d_out,
+             ConstMatrixMap<T>(this->per_step() + std::size_t(k) * width, width,
+                               width));  // dZ = dOut·W_oᵀ
+    for (int b = first; b < end; ++b)
+      unmix_heads(tape, b, d_mixed.data() + std::size_t(b - first) * n * width);
+    // The projections now hold their gradients dP: dx̂ = dP·W_inᵀ, then the norm's backward.
+    multiply(d_normed, ConstMatrixMap<T>(this->field(projections, first), rows, k),
+             ConstMatrixMap<T>(this->per_step(), k, width));
+    norm_backward<T>(
+        tape.value(this->inputs[layout.x]).sample(first),
+        tape.value(this->inputs[layout.gain]).data, layout.bias >= 0, this->field(stats, first),
+        d_normed.data(), dx, this->sinks[layout.gain].begin_sample(first),
+        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(first) : nullptr, rows, width);
+  }
+
+  // Sample b's heads backward from dZ: its projections' memory gets their gradients dP.
+  void unmix_heads(Tape<T>& tape, int b, const T* d_mixed) {
     const int n = layout.n, width = layout.width, k = layout.projections;
     const int values = layout.head_values();
-    const ConstMatrixMap<T> d_out = tape.grad(this->output).view(b);
-    T* dx = this->sinks[layout.x].begin_sample(b);
-    if (dx != nullptr) MatrixMap<T>(dx, n, width) += d_out;
-    T* temporaries = this->temporaries(tape, b);
-    MatrixMap<T> d_mixed(temporaries, n, width), d_normed(temporaries + n * width, n, width);
-    T* head_temporaries = temporaries + 2 * std::size_t(n) * width;
-    const ConstMatrixMap<T> w_in_transposed(this->per_step(), k, width);
-    const ConstMatrixMap<T> w_o_transposed(this->per_step() + std::size_t(k) * width, width, width);
-    multiply(d_mixed, d_out, w_o_transposed);
     MatrixMap<T> projected(this->field(projections, b), n, k);
+    T* head_temporaries = this->shared_temporaries(tape, b);
     for (std::size_t h = 0; h < layout.heads.size(); ++h) {
       const HeadSlot& head = layout.heads[h];
-      const ConstStridedMap<T> d_head(d_mixed.data() + h * values, n, values,
-                                      Eigen::OuterStride<>(width));
+      const ConstStridedMap<T> d_head(d_mixed + h * values, n, values, Eigen::OuterStride<>(width));
       StridedMap<T> v(projected.data() + head.value_col, n, values, Eigen::OuterStride<>(k));
       if (!head.scores()) {
         fixed_head_backward(tape, head, d_head, v, head_temporaries, b);
@@ -148,13 +177,6 @@ struct HeadsBranchOp : BatchedOp<T> {
       add_offset_gradient(head.query_offsets, queries, b);
       add_offset_gradient(head.key_offsets, keys, b);
     }
-    // The projections now hold their gradients dP: dx̂ = dP·W_inᵀ, then the norm's backward.
-    multiply(d_normed, projected, w_in_transposed);
-    norm_backward<T>(
-        tape.value(this->inputs[layout.x]).sample(b), tape.value(this->inputs[layout.gain]).data,
-        layout.bias >= 0, this->field(stats, b), d_normed.data(), dx,
-        this->sinks[layout.gain].begin_sample(b),
-        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(b) : nullptr, n, width);
   }
 
   // dW_in += X̂ᵀ·dP and dW_o += Zᵀ·dOut over every row of the batch.

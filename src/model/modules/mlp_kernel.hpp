@@ -29,10 +29,10 @@ struct MlpBranchOp : BatchedOp<T> {
     const std::size_t n = layout.n, width = layout.width, hidden = layout.hidden;
     normed = this->add_field(n * width);
     stats = this->add_field(2 * n);
-    pre_activation = this->add_field(n * hidden);          // a, then da
-    activation = this->add_field(n * hidden);              // g = GELU(a)
-    this->per_step_size = 2 * width * hidden;              // W₁ᵀ and W₂ᵀ
-    this->temporaries_per_group = n * hidden + n * width;  // dg, dx̂
+    pre_activation = this->add_field(n * hidden);           // a, then da
+    activation = this->add_field(n * hidden);               // g = GELU(a)
+    this->per_step_size = 2 * width * hidden;               // W₁ᵀ and W₂ᵀ
+    this->temporaries_per_sample = n * hidden + n * width;  // dg, dx̂
   }
 
   bool sums_batch_gradient(std::size_t input) const override {
@@ -40,24 +40,26 @@ struct MlpBranchOp : BatchedOp<T> {
     return i == layout.w_1 || i == layout.b_1 || i == layout.w_2 || i == layout.b_2;
   }
 
-  void forward_sample(Tape<T>& tape, int b) override {
-    const int n = layout.n, width = layout.width, hidden = layout.hidden;
-    const T* x = tape.value(this->inputs[layout.x]).sample(b);
-    T* normed_b = this->field(normed, b);
+  void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
+  // Over the group's rows at once (every step is row by row).
+  void forward_group(Tape<T>& tape, int first, int end) override {
+    const int width = layout.width, hidden = layout.hidden, rows = (end - first) * layout.n;
+    const T* x = tape.value(this->inputs[layout.x]).sample(first);
+    T* normed_rows = this->field(normed, first);
     norm_forward<T>(x, tape.value(this->inputs[layout.gain]).data,
                     layout.bias >= 0 ? tape.value(this->inputs[layout.bias]).data : nullptr,
-                    normed_b, this->field(stats, b), n, width);
-    MatrixMap<T> a(this->field(pre_activation, b), n, hidden);
-    multiply(a, ConstMatrixMap<T>(normed_b, n, width),
+                    normed_rows, this->field(stats, first), rows, width);
+    MatrixMap<T> a(this->field(pre_activation, first), rows, hidden);
+    multiply(a, ConstMatrixMap<T>(normed_rows, rows, width),
              tape.value(this->inputs[layout.w_1]).view(0));
     a.rowwise() += tape.value(this->inputs[layout.b_1]).view(0).row(0);
-    T* g = this->field(activation, b);
-    gelu_forward<T>(a.data(), g, std::size_t(n) * hidden);
-    MatrixMap<T> output = tape.value(this->output).matrix(b);
-    output = ConstMatrixMap<T>(x, n, width);
+    T* g = this->field(activation, first);
+    gelu_forward<T>(a.data(), g, std::size_t(rows) * hidden);
+    MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
+    output = ConstMatrixMap<T>(x, rows, width);
     output.rowwise() += tape.value(this->inputs[layout.b_2]).view(0).row(0);
-    multiply(output, ConstMatrixMap<T>(g, n, hidden), tape.value(this->inputs[layout.w_2]).view(0),
-             true);
+    multiply(output, ConstMatrixMap<T>(g, rows, hidden),
+             tape.value(this->inputs[layout.w_2]).view(0), true);
   }
 
   void prepare_backward(Tape<T>& tape) override {
@@ -67,25 +69,26 @@ struct MlpBranchOp : BatchedOp<T> {
                    this->per_step() + std::size_t(hidden) * width);
   }
 
-  void backward_sample(Tape<T>& tape, int b) override {
-    const int n = layout.n, width = layout.width, hidden = layout.hidden;
-    const ConstMatrixMap<T> d_out = tape.grad(this->output).view(b);
-    T* dx = this->sinks[layout.x].begin_sample(b);
-    if (dx != nullptr) MatrixMap<T>(dx, n, width) += d_out;
-    T* temporaries = this->temporaries(tape, b);
-    MatrixMap<T> d_activation(temporaries, n, hidden);
-    MatrixMap<T> d_normed(temporaries + std::size_t(n) * hidden, n, width);
+  void backward_sample(Tape<T>& tape, int b) override { backward_group(tape, b, b + 1); }
+  void backward_group(Tape<T>& tape, int first, int end) override {
+    const int width = layout.width, hidden = layout.hidden, rows = (end - first) * layout.n;
+    const ConstMatrixMap<T> d_out(tape.grad(this->output).sample(first), rows, width);
+    T* dx = this->sinks[layout.x].begin_sample(first);
+    if (dx != nullptr) MatrixMap<T>(dx, rows, width) += d_out;
+    T* temporaries = this->temporaries(tape, first);
+    MatrixMap<T> d_activation(temporaries, rows, hidden);
+    MatrixMap<T> d_normed(temporaries + std::size_t(rows) * hidden, rows, width);
     multiply(d_activation, d_out,
              ConstMatrixMap<T>(this->per_step() + std::size_t(hidden) * width, width, hidden));
-    T* a = this->field(pre_activation, b);
-    gelu_gradient<T>(a, d_activation.data(), a, std::size_t(n) * hidden);  // da in place of a
-    multiply(d_normed, ConstMatrixMap<T>(a, n, hidden),
+    T* a = this->field(pre_activation, first);
+    gelu_gradient<T>(a, d_activation.data(), a, std::size_t(rows) * hidden);  // da in place of a
+    multiply(d_normed, ConstMatrixMap<T>(a, rows, hidden),
              ConstMatrixMap<T>(this->per_step(), hidden, width));
     norm_backward<T>(
-        tape.value(this->inputs[layout.x]).sample(b), tape.value(this->inputs[layout.gain]).data,
-        layout.bias >= 0, this->field(stats, b), d_normed.data(), dx,
-        this->sinks[layout.gain].begin_sample(b),
-        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(b) : nullptr, n, width);
+        tape.value(this->inputs[layout.x]).sample(first),
+        tape.value(this->inputs[layout.gain]).data, layout.bias >= 0, this->field(stats, first),
+        d_normed.data(), dx, this->sinks[layout.gain].begin_sample(first),
+        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(first) : nullptr, rows, width);
   }
 
   // dW₁ += X̂ᵀ·dA, db₁ += Σ dA, dW₂ += Gᵀ·dOut, db₂ += Σ dOut over every row of the batch.
