@@ -159,10 +159,11 @@ int main(int argc, char** argv) {
       "{\"impl\":\"ufl\",\"mixer\":\"%s\",\"n\":%d,\"width\":%d,\"depth\":%d,\"heads\":%d,"
       "\"batch\":%d,\"vocab\":%zu,\"threads\":%d,\"kernels\":\"%s\",\"ms_per_step\":%.4f,"
       "\"ms_min\":%.4f,\"ms_max\":%.4f,\"flops_per_step\":%.6g,\"gflops\":%.2f,"
-      "\"parameters\":%zu,\"steps_timed\":%d,\"peak_memory_bytes\":%.0f}\n",
+      "\"parameters\":%zu,\"steps_timed\":%d,\"peak_memory_bytes\":%.0f,\"tape_bytes\":%zu}\n",
       c.layer.mixer.c_str(), c.dataset.n, c.model.width, c.model.depth, c.layer.heads,
       c.train.batch_size, data.vocab.size(), o.threads, o.kernels.c_str(), seconds * 1e3,
       times.front() * 1e3, times.back() * 1e3, flops, flops / seconds / 1e9,
-      model.params.values.size(), per_repeat * o.repeats, ufl::io::peak_resident_bytes());
+      model.params.values.size(), per_repeat * o.repeats, ufl::io::peak_resident_bytes(),
+      tape.arena_bytes());
   return 0;
 }

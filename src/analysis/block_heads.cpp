@@ -8,36 +8,40 @@
 
 namespace ufl::analysis {
 
-void add_head_window(std::vector<std::vector<std::vector<Eigen::MatrixXd>>>& matrices,
+void add_head_window(BlockHeadWindows& windows,
                      const std::vector<std::vector<const float*>>& head_m, int n) {
-  matrices.resize(head_m.size());
+  windows.resize(head_m.size());
+  Eigen::MatrixXd matrix(n, n);
   for (std::size_t l = 0; l < head_m.size(); ++l) {
-    matrices[l].resize(head_m[l].size());
+    windows[l].resize(head_m[l].size());
     for (std::size_t k = 0; k < head_m[l].size(); ++k) {
-      Eigen::MatrixXd matrix(n, n);
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) matrix(i, j) = head_m[l][k][std::size_t(i) * n + j];
-      matrices[l][k].push_back(std::move(matrix));
+      HeadWindows& head = windows[l][k];
+      head.statistics.add(matrix);
+      if (head.sum.size() == 0)
+        head.sum = matrix;
+      else
+        head.sum += matrix;
     }
   }
 }
 
-nlohmann::json block_heads(const model::Model<float>& model,
-                           const std::vector<std::vector<std::vector<Eigen::MatrixXd>>>& matrices,
+nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWindows& windows,
                            const AnalysisConfig& thresholds, const std::filesystem::path& folder) {
   const int n = model.n;
   nlohmann::json layers = nlohmann::json::array();
-  for (std::size_t l = 0; l < model.blocks.size() && l < matrices.size(); ++l) {
+  for (std::size_t l = 0; l < model.blocks.size() && l < windows.size(); ++l) {
     const auto& mixing =
         dynamic_cast<const model::HeadsModule<float>&>(*model.blocks[l].branches[0][1]);
     const auto all = model.views(model.blocks[l].slices[0][1]);
     nlohmann::json heads = nlohmann::json::array();
-    for (std::size_t k = 0; k < matrices[l].size(); ++k) {
+    for (std::size_t k = 0; k < windows[l].size(); ++k) {
       const std::optional<double> gamma = mixing.mixer().gate(mixing.head_parameters(all, int(k)));
-      nlohmann::json scores = head_scores(matrices[l][k], gamma, thresholds);
+      const HeadWindows& head = windows[l][k];
+      nlohmann::json scores = head_scores(head.statistics, gamma, thresholds);
       Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(n, n);
-      for (const Eigen::MatrixXd& matrix : matrices[l][k]) mean += matrix;
-      mean /= double(std::max<std::size_t>(1, matrices[l][k].size()));
+      if (head.statistics.count() > 0) mean = head.sum / double(head.statistics.count());
       const std::string name =
           "heads/block" + std::to_string(l + 1) + "_head" + std::to_string(k + 1) + ".npy";
       std::filesystem::create_directories(folder / "heads");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/analysis_config.hpp"
+#include "analysis/input_dependence.hpp"
 #include "model/model.hpp"
 
 namespace ufl::analysis {
@@ -14,19 +15,25 @@ namespace ufl::analysis {
 // Held-out windows (samples) the per-head analysis averages over.
 inline constexpr int kHeadWindows = 64;
 
-// matrices[l][k][w]: head k of block l on window w. Returns metrics.json's "layers" array:
-// [{"block": l, "heads": [{scores…, "kind", "mean_M"}]}].
-nlohmann::json block_heads(const model::Model<float>& model,
-                           const std::vector<std::vector<std::vector<Eigen::MatrixXd>>>& matrices,
+// One head's M(X) over the windows seen so far: their statistics (ι, M̄) and their plain sum (the
+// M̄ written to heads/), so that no window's matrix is kept once it has been added.
+struct HeadWindows {
+  OperatorStatistics statistics;
+  Eigen::MatrixXd sum;
+};
+using BlockHeadWindows = std::vector<std::vector<HeadWindows>>;  // [block][head]
+
+// Returns metrics.json's "layers" array: [{"block": l, "heads": [{scores…, "kind", "mean_M"}]}].
+nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWindows& windows,
                            const AnalysisConfig& thresholds, const std::filesystem::path& folder);
 
 // "block 1: previous-token local; block 2: content (attention-like) none": each head's kind,
 // from metrics.json's "layers", for the log.
 std::string heads_text(const nlohmann::json& metrics);
 
-// Appends each head's M for one window to `matrices` ([block][head][window]); `head_m[l][k]`
-// points at head k of block l's n×n operator for that window.
-void add_head_window(std::vector<std::vector<std::vector<Eigen::MatrixXd>>>& matrices,
+// Adds each head's M for one window; `head_m[l][k]` points at head k of block l's n×n operator
+// for that window. Windows are added in order, so the results never depend on the threads.
+void add_head_window(BlockHeadWindows& windows,
                      const std::vector<std::vector<const float*>>& head_m, int n);
 
 }  // namespace ufl::analysis

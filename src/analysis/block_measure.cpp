@@ -34,7 +34,7 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
   const std::vector<std::string> row_roles =
       roles ? dataset.kind->row_roles(dataset.spec) : std::vector<std::string>{};
   RoleErrorTally model_roles(row_roles), optimal_roles(row_roles), fixed_roles(row_roles);
-  std::vector<std::vector<std::vector<Eigen::MatrixXd>>> matrices;
+  BlockHeadWindows head_windows;
   double squared_error = 0;
   model::Evaluator evaluator(model, test.count);
   evaluator.for_each_sample(test, [&](const model::SampleOutputs& outputs) {
@@ -44,7 +44,7 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
       squared_error += error * error;
     }
     if (roles) model_roles.add(to_matrix(outputs.Y, n, d), target);
-    if (outputs.index < kHeadWindows) add_head_window(matrices, outputs.head_m, n);
+    if (outputs.index < kHeadWindows) add_head_window(head_windows, outputs.head_m, n);
   });
   interrupt::throw_if_stop_requested("analysis");
   const double test_mse = squared_error / (double(test.count) * sample_size);
@@ -75,7 +75,7 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
     metrics["optimal_row_mse"] = role_json(optimal_roles);
     metrics["fixed_row_mse"] = role_json(fixed_roles);
   }
-  metrics["layers"] = block_heads(model, matrices, thresholds, folder);
+  metrics["layers"] = block_heads(model, head_windows, thresholds, folder);
   return metrics;
 }
 

@@ -41,14 +41,19 @@ struct FamilyFit {
 
 nlohmann::json head_scores(const std::vector<Eigen::MatrixXd>& windows, std::optional<double> gamma,
                            const AnalysisConfig& thresholds) {
-  nlohmann::json scores = nlohmann::json::object();
-  if (windows.empty()) return scores;
   OperatorStatistics statistics;
   for (const Eigen::MatrixXd& m : windows) statistics.add(m);
+  return head_scores(statistics, gamma, thresholds);
+}
+
+nlohmann::json head_scores(const OperatorStatistics& statistics, std::optional<double> gamma,
+                           const AnalysisConfig& thresholds) {
+  nlohmann::json scores = nlohmann::json::object();
+  if (statistics.count() == 0) return scores;
   const Eigen::MatrixXd mean = statistics.mean();
   const int n = int(mean.rows());
   const double energy = mean.squaredNorm();
-  scores["windows"] = windows.size();
+  scores["windows"] = statistics.count();
   scores["iota"] = statistics.input_dependence();
   scores["tau"] = toeplitz_score(mean);
   // ℓ with the Section 8 band (half-width 2), and the narrowest band holding 90% of ‖M̄‖².

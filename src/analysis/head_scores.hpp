@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/analysis_config.hpp"
+#include "analysis/input_dependence.hpp"
 
 namespace ufl::analysis {
 
@@ -17,12 +18,17 @@ namespace ufl::analysis {
 // parsimony share).
 inline constexpr double kHeadFitShare = 0.95;
 
+// From the statistics of the head's M(X) over the windows (streamed, so that a run of many large
+// heads never holds every window's matrix at once).
+nlohmann::json head_scores(const OperatorStatistics& windows, std::optional<double> gamma,
+                           const AnalysisConfig& thresholds);
+// The same from the windows' matrices.
 nlohmann::json head_scores(const std::vector<Eigen::MatrixXd>& windows, std::optional<double> gamma,
                            const AnalysisConfig& thresholds);
 
 // One word for tables and figures, from head_scores' output: "content" (input-dependent, ι ≥
-// iota_min, whether its rows are softmax distributions or blend in a linear branch), "self", "previous-token" or "offset k" (one offset holds half of ‖M̄‖² or more),
-// "local" (a causal band),
+// iota_min, whether its rows are softmax distributions or blend in a linear branch), "self",
+// "previous-token" or "offset k" (one offset holds half of ‖M̄‖² or more), "local" (a causal band),
 // "low-rank", or "none".
 std::string head_kind(const nlohmann::json& scores);
 

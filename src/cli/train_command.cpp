@@ -445,6 +445,7 @@ int run_train(const TrainArguments& arguments) {
       // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
       train::write_checkpoint(staging / "checkpoint.bin", training.state);
       checkpoint_step = training.steps_done;
+      run->release_session();
       json metrics;
       try {
         metrics = run->analyze(staging);

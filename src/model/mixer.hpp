@@ -105,6 +105,9 @@ class Mixer {
   virtual std::string_view summary() const = 0;  // one line for --describe and the docs
   // M depends on the input (attention-like), rather than being one matrix for every sample.
   virtual bool input_dependent() const = 0;
+  // M blends a linear branch with the softmax by a learned gate γ, so its kernel keeps S beside
+  // softmax(S) (the memory estimate counts both).
+  virtual bool learned_gate() const { return false; }
   // U = H̃A and V = H̃B exist: the orthogonality penalty and orth_rel apply.
   virtual bool has_factors() const = 0;
   // The layer.* config keys it reads besides layer.mixer ("layer.rank"): the key table makes

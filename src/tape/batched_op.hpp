@@ -3,9 +3,10 @@
 // (docs/transformer.md §8): field f holds every sample's slice one after another, so once every
 // sample's backward has run the op can read a field of the whole batch as one (B·rows)×cols
 // matrix, for its weight gradients (Op::sums_batch_gradient, Op::finish_backward). After the
-// fields: the op's per-step buffers (weights transposed once per step), then one set of
-// temporaries per sample group (the group's samples run on one thread): some for the group's rows
-// at once, some for one sample at a time.
+// fields: the op's per-step buffers (weights transposed once per step). Its temporaries are its
+// share of the tape's workspace of each sample group (Tape::group_workspace; the group's samples
+// run on one thread, op after op): some for the group's rows at once, some for one sample at a
+// time.
 #include <cstddef>
 #include <vector>
 
@@ -25,20 +26,19 @@ struct BatchedOp : Op<T> {
     field_sizes_.push_back(size);
     return static_cast<int>(field_sizes_.size()) - 1;
   }
-  std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return field_offset(static_cast<int>(field_sizes_.size())) + padded(per_step_size) +
-           std::size_t(tape.group_count()) * group_temporaries(tape);
+  std::size_t extra_scratch_elements(const Tape<T>&) const override {
+    return field_offset(static_cast<int>(field_sizes_.size())) + padded(per_step_size);
+  }
+  std::size_t group_workspace_elements(const Tape<T>& tape) const override {
+    return group_temporaries(tape);
   }
   // Field f for the whole batch, and sample b's slice of it.
   T* field_start(int f) const { return this->scratch + field_offset(f); }
   T* field(int f, int b) const { return field_start(f) + std::size_t(b) * field_sizes_[f]; }
   T* per_step() const { return field_start(static_cast<int>(field_sizes_.size())); }
   // The temporaries of sample b's group: temporaries_per_sample × the group's size, then
-  // temporaries_shared.
-  T* temporaries(const Tape<T>& tape, int b) const {
-    return per_step() + padded(per_step_size) +
-           std::size_t(b / tape.group_size()) * group_temporaries(tape);
-  }
+  // temporaries_shared; valid during one forward or backward call on the group.
+  T* temporaries(const Tape<T>& tape, int b) const { return tape.group_workspace(b); }
   T* shared_temporaries(const Tape<T>& tape, int b) const {
     return temporaries(tape, b) + padded(std::size_t(tape.group_size()) * temporaries_per_sample);
   }

@@ -39,6 +39,15 @@ struct Var {
 // enough that the per-group gradient slots of shared parameters stay small and cache-resident.
 inline constexpr int kMaxSampleGroups = 16;
 
+// Samples per pass of a forward-only tape over a long list of them (the validation windows of a
+// token run): one per thread, at most kMaxSampleGroups and at most `max_samples`. Such a tape
+// holds every op's forward values for each sample of a pass, so a pass as wide as the threads
+// keeps it small; with at most kMaxSampleGroups samples each sample is a group of its own, so
+// the results depend neither on the pass width nor on the threads.
+inline int evaluation_chunk(int max_samples, int threads) {
+  return std::max(1, std::min({max_samples, threads, kMaxSampleGroups}));
+}
+
 // Where an op's backward adds sample b's gradient for one input: the input's own gradient when
 // it is per-sample, or the slot of b's sample group in scratch when the input is shared by the
 // batch (the slot is cleared at the group's first sample; finish() sums the slots in order).
@@ -72,6 +81,10 @@ struct Op {
   virtual ~Op() = default;
   // Scratch the op needs for itself (the tape adds the per-sample gradient slices).
   virtual std::size_t extra_scratch_elements(const Tape<T>&) const { return 0; }
+  // Temporaries of one sample group that live only while the op runs on that group (one
+  // forward_group or backward_group call): every op of the tape shares one such workspace per
+  // group (Tape::group_workspace), sized to the largest, since a group's ops run one at a time.
+  virtual std::size_t group_workspace_elements(const Tape<T>&) const { return 0; }
   // Sample b's forward (b = 0 for an op whose inputs are all shared).
   virtual void forward_sample(Tape<T>& tape, int b) = 0;
   // Sample b's contribution to the gradients of its inputs, through sinks[i].begin_sample(b).
@@ -161,15 +174,20 @@ class Tape {
         grad_offset[i] = reserve(nodes_[i].shape.size());
     std::vector<std::size_t> scratch_offset(ops_.size());
     std::vector<std::vector<std::size_t>> sink_offset(ops_.size());
+    workspace_elements_ = 0;
     for (std::size_t k = 0; k < ops_.size(); ++k) {
       Op<T>& op = *ops_[k];
       scratch_offset[k] = reserve(op.extra_scratch_elements(*this));
+      workspace_elements_ =
+          std::max(workspace_elements_, (op.group_workspace_elements(*this) + 15) / 16 * 16);
       for (std::size_t i = 0; i < op.inputs.size(); ++i)
         sink_offset[k].push_back(
             summed_over_batch(op, i) ? reserve(groups_ * shape(op.inputs[i]).sample_size()) : 0);
     }
+    const std::size_t workspace_offset = reserve(std::size_t(groups_) * workspace_elements_);
     arena_.assign(total + 16, T(0));
     T* base = aligned_base();
+    workspace_ = base + workspace_offset;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       Node& node = nodes_[i];
       if (!node.external_value) node.value = base + value_offset[i];
@@ -262,6 +280,11 @@ class Tape {
   // b / group_size(). Ops may keep per-group temporaries, reused by the group's samples.
   int group_size() const { return group_size_; }
   int group_count() const { return groups_; }
+  // The workspace of sample b's group (Op::group_workspace_elements): an op may use it only
+  // within one call on that group; the next op of the group overwrites it.
+  T* group_workspace(int b) const {
+    return workspace_ + std::size_t(b / group_size_) * workspace_elements_;
+  }
   std::size_t op_count() const { return ops_.size(); }
 
  private:
@@ -360,6 +383,8 @@ class Tape {
   std::vector<Op<T>*> prelude_, sample_ops_, epilogue_;
   std::vector<GradBuffer> per_sample_grads_, shared_grads_;
   std::vector<T> arena_;
+  T* workspace_ = nullptr;
+  std::size_t workspace_elements_ = 0;  // per group, padded to 64 bytes
   int batch_ = 1, group_size_ = 1, groups_ = 1;
   bool planned_ = false;
 };

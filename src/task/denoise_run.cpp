@@ -41,6 +41,7 @@ class DenoiseRun : public TaskRun {
                                                   config_.train.ortho_weight);
     return *session_;
   }
+  void release_session() override { session_.reset(); }
   train::EvaluationProbe* probe() override { return trajectory_.get(); }
   std::string describe() const override {
     const config::Config& c = config_;

@@ -34,6 +34,7 @@ class NextTokenRun : public TaskRun {
       session_ = std::make_unique<NextTokenSession>(data_, model_, config_.train.batch_size);
     return *session_;
   }
+  void release_session() override { session_.reset(); }
   train::EvaluationProbe* probe() override { return nullptr; }
   std::string describe() const override {
     const config::Config& c = config_;
@@ -105,7 +106,7 @@ nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit&
                              const analysis::AnalysisConfig& thresholds,
                              const std::filesystem::path& folder) {
   windows = std::min(windows, split.count());
-  std::vector<std::vector<std::vector<Eigen::MatrixXd>>> matrices;
+  analysis::BlockHeadWindows head_windows;
   TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   evaluator.score(split, windows,
                   [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
@@ -115,10 +116,10 @@ nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit&
                       for (const model::MixerGraph& head : block.heads)
                         head_m.back().push_back(tape.value(head.M).sample(slot));
                     }
-                    analysis::add_head_window(matrices, head_m, model.n);
+                    analysis::add_head_window(head_windows, head_m, model.n);
                   });
   interrupt::throw_if_stop_requested("analysis");
-  return analysis::block_heads(model, matrices, thresholds, folder);
+  return analysis::block_heads(model, head_windows, thresholds, folder);
 }
 
 std::unique_ptr<TaskRun> start_next_token(const config::Config& config, const std::string&) {

@@ -1,5 +1,7 @@
 #include "task/next_token_session.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "interrupt/stop_request.hpp"
@@ -35,23 +37,22 @@ void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSp
   }
 }
 
-// 16 windows per pass: one window's forward values are ~6 MB at the reference configuration,
-// and the results do not depend on the chunk (each window is computed on its own).
 TokenEvaluator::TokenEvaluator(model::Model<float>& model, int max_windows,
                                model::LayerKernels kernels)
-    : chunk_(std::max(1, std::min(max_windows, kTokenChunk))) {
+    : chunk_(evaluation_chunk(max_windows, omp_get_max_threads())) {
   graph_ = record_token_graph(tape_, model, chunk_, false, kernels);
   tape_.plan();
 }
 
 TokenScores TokenEvaluator::score(
-    const data::TokenSplit& split, int observed,
+    const data::TokenSplit& split, int windows,
     const std::function<void(const TokenGraph&, const Tape<float>&, int, int)>& visit) {
-  std::vector<double> loss(split.count(), 0.0), correct(split.count(), 0.0);
-  for (int first = 0; first < split.count(); first += chunk_) {
+  const int total = windows < 0 ? split.count() : std::min(windows, split.count());
+  std::vector<double> loss(total, 0.0), correct(total, 0.0);
+  for (int first = 0; first < total; first += chunk_) {
     // A stop request leaves the pass incomplete; the caller checks it and discards the result.
     if (interrupt::stop_requested()) break;
-    const int count = std::min(chunk_, split.count() - first);
+    const int count = std::min(chunk_, total - first);
     // Unused slots of a last, short chunk repeat the first window; their outputs are ignored.
     for (int slot = 0; slot < chunk_; ++slot)
       load_window(tape_, graph_, split, first + (slot < count ? slot : 0), slot);
@@ -59,16 +60,16 @@ TokenScores TokenEvaluator::score(
     for (int slot = 0; slot < count; ++slot) {
       loss[first + slot] = tape_.value(graph_.loss).sample(slot)[0];
       correct[first + slot] = tape_.value(graph_.correct).sample(slot)[0];
-      if (visit && first + slot < observed) visit(graph_, tape_, first + slot, slot);
+      if (visit) visit(graph_, tape_, first + slot, slot);
     }
   }
   TokenScores scores;
-  for (int s = 0; s < split.count(); ++s) {
+  for (int s = 0; s < total; ++s) {
     scores.loss += loss[s];
     scores.accuracy += correct[s];
   }
-  scores.loss /= std::max(1, split.count());
-  scores.accuracy /= std::max(1, split.count());
+  scores.loss /= std::max(1, total);
+  scores.accuracy /= std::max(1, total);
   return scores;
 }
 

@@ -24,9 +24,6 @@ TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int
 void load_window(Tape<float>& tape, const TokenGraph& graph, const data::TokenSplit& split, int s,
                  int slot);
 
-// Windows per forward pass of the evaluation tape (train/transformer_estimate.cpp counts it).
-inline constexpr int kTokenChunk = 16;
-
 // Validation loss and accuracy over every window of a split, in fixed order (the same at any
 // thread count), and the per-window outputs for the analysis.
 struct TokenScores {
@@ -37,9 +34,10 @@ class TokenEvaluator {
   // kComposite records every head op by op, so that `visit` can read each head's M.
   TokenEvaluator(model::Model<float>& model, int max_windows,
                  model::LayerKernels kernels = model::LayerKernels::kFused);
-  // `visit`, when given, sees each of the first `observed` windows' graph outputs after its
-  // chunk's forward pass (slot = the window's place in the chunk).
-  TokenScores score(const data::TokenSplit& split, int observed = 0,
+  // Over the first `windows` windows of the split (all when `windows` < 0). `visit`, when given,
+  // sees each window's graph outputs after its chunk's forward pass (slot = the window's place
+  // in the chunk).
+  TokenScores score(const data::TokenSplit& split, int windows = -1,
                     const std::function<void(const TokenGraph&, const Tape<float>&, int window,
                                              int slot)>& visit = {});
   int chunk() const { return chunk_; }

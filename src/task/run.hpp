@@ -23,6 +23,9 @@ class TaskRun {
   virtual model::Model<float>& model() = 0;
   // The training session (built on first use: analysis alone needs none).
   virtual train::Session& session() = 0;
+  // Frees the session's tapes once training is over, so that a run's peak memory is the larger
+  // of training's and the analysis's, not their sum (docs/transformer.md §8).
+  virtual void release_session() = 0;
   virtual train::EvaluationProbe* probe() = 0;  // more measurements at each evaluation; or null
   // What the run is, for the "train '…': …" log line (after the name).
   virtual std::string describe() const = 0;

@@ -109,15 +109,15 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
 
   // The training tape (tape/tape.hpp, model/mixers/universal.hpp): per sample the fused
   // kernel's kept activations, the input, target, output and its gradient, the loss's residual;
-  // per sample group the kernel's temporaries and a gradient slot for every shared parameter.
+  // per sample group a gradient slot for every shared parameter, and the kernels' temporaries
+  // (one workspace per group that the layers share in turn).
   const model::UniversalLayout layout{dataset.n, width, layer.rank};
   const double group_size = std::ceil(s.batch / kMaxSampleGroups);
   const double groups = std::ceil(s.batch / group_size);
   MemoryPart training_tape{
       "training tape",
-      depth *
-          (s.batch * (double(layout.forward_size()) + 5 * n * D + 8) +
-           groups * (double(layout.backward_size()) + per_layer)) *
+      (depth * (s.batch * (double(layout.forward_size()) + 5 * n * D + 8) + groups * per_layer) +
+       groups * double(layout.backward_size())) *
           kFloat,
       depth_text + "train.batch_size = " + number(s.batch) + " × (4 × " + n_text + "² + …)",
       with_stack({"train.batch_size", "dataset.n", "layer.rank"})};

@@ -1,11 +1,15 @@
 // The memory and time a run of transformer blocks needs (train/resource_estimate.hpp;
-// docs/transformer.md): the blocks are recorded op by op, so the training tape holds every op's
-// output and its gradient per sample, and the cost is that of their products.
+// docs/transformer.md §8): each block is two fused ops (model/modules/heads_kernel.hpp and
+// mlp_kernel.hpp) whose kept activations, per-step buffers and share of the tape's per-group
+// workspace are counted here as their plan_fields() lays them out, and the cost is that of their
+// products.
 #include <algorithm>
 #include <cmath>
 
 #include "data/registry.hpp"
 #include "model/block.hpp"
+#include "model/evaluate.hpp"
+#include "model/mixers/registry.hpp"
 #include "tape/tape.hpp"
 #include "train/resource_estimate.hpp"
 
@@ -14,8 +18,9 @@ namespace {
 
 constexpr double kFloat = sizeof(float);
 constexpr double kProcessBytes = 40e6;
-// Op-by-op products of small matrices run well below the fused kernels' speed (bench/).
-constexpr double kGflopsPerThread = 30;
+// The fused blocks' products run at 70–95% of a core's float GEMM peak (bench/results/
+// transformer.md); 60 GFLOP/s per thread is a 2020s x86 core's share, as for the denoise layer.
+constexpr double kGflopsPerThread = 60;
 constexpr double kElementwiseFlops = 40;
 std::string number(double value) {
   char text[32];
@@ -31,35 +36,83 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
                                                 const TrainConfig& train, int threads) {
   const double n = dataset.n, D = std::max(model.width, 1), h = std::max(layer.heads, 1);
   const double r = layer.rank, depth = std::max(model.depth, 1), batch = train.batch_size;
-  const double hidden = model.mlp_ratio * D;
+  const double hidden = model.mlp_ratio * D, values = D / h;
   const data::DatasetKind* kind = data::find_dataset_kind(dataset.kind);
   const bool tokens = kind != nullptr && bool(kind->tokens);
   const double vocab = tokens ? kind->vocabulary_bound(dataset) : 0;
   const double token_count = tokens ? kind->token_count(dataset) : 0;
   const std::string width_text = "model.width = " + number(D), n_text = "dataset.n = " + number(n);
+  const model::Mixer<float>* mixer = model::find_mixer<float>(layer.mixer);
+  const bool scores = mixer == nullptr || mixer->input_dependent();
+  const double kept_per_head = scores ? (mixer == nullptr || mixer->learned_gate() ? 2 : 1) : 0;
 
-  // Per sample and block, the outputs of the recorded ops: norms, per head U, V, UΣ, S and the
-  // masked and softmaxed S, M (n² each), the value slice and its mix, then W_o, the residual adds
-  // and the MLP's four hidden-width tensors.
-  const double per_block =
-      12 * n * D + 4 * n * hidden + h * (3 * n * r + 6 * n * n + 2 * n * D / h);
-  const double per_sample = depth * per_block + 4 * n * D + n * vocab + 3 * n;
+  // One head's mixer parameters (W_v apart), counted from the mixer's own list.
+  double head_parameters = 2 * (D + n + 1) * r + r + 1;
+  if (mixer != nullptr) {
+    model::LayerShape shape{dataset.n, std::max(model.width, 1), layer.rank};
+    shape.transformer = true;
+    shape.value_cols = std::max(1, model.width / std::max(layer.heads, 1));
+    head_parameters = 0;
+    for (const model::TensorSpec& spec : mixer->parameters(shape, layer))
+      head_parameters += double(spec.rows) * spec.cols;
+  }
+  const double per_block_parameters =
+      h * (head_parameters + D * values) + D * D + 2 * D * hidden + hidden + 5 * D;
+  const double parameters = depth * per_block_parameters + (vocab + n) * D + 2 * D;
+
+  // Per sample and block, the fused ops' kept fields: the heads' normalised input, its statistics,
+  // every head's projections (Q, K and the value slice), their score matrices (S and softmax(S)
+  // with a learned gate) and the heads' output; the MLP's normalised input, statistics, a and
+  // GELU(a); and each branch's output with its gradient.
+  const double projections = (scores ? 2 * h * r : 0) + D;
+  const double heads_fields = 2 * n * D + 2 * n + n * projections + h * kept_per_head * n * n;
+  const double mlp_fields = n * D + 2 * n + 2 * n * hidden;
+  const double per_block = heads_fields + mlp_fields + 4 * n * D;
+  // Outside the blocks: the embedding's output and the final norm's, with their gradients, the
+  // head's probabilities, the inputs.
+  const double per_sample = depth * per_block + 4 * n * D + n * vocab + 4 * n;
+  // Per sample group, the workspace the ops share in turn (tape/tape.hpp), the largest of one
+  // op's temporaries; and the gradient slots of the parameters summed per group (the norms, the
+  // universal heads' position rows and gate, a fixed head's operator, the embeddings).
+  const double group_size = std::ceil(batch / kMaxSampleGroups);
+  const double groups = std::ceil(batch / group_size);
+  const double score_temporaries = std::max(r, values) * n + 2 * n * n + 2 * n * r + n * values;
+  const double workspace =
+      std::max({group_size * 2 * n * D + std::max(score_temporaries, 2 * n * values),
+                group_size * (n * hidden + n * D), n * vocab});
+  const double slots =
+      depth * (4 * D + h * (head_parameters - (scores ? 2 * D * r : 0))) + (vocab + n) * D + 2 * D;
+  // Weights transposed once per step for the backward's products.
+  const double per_step = depth * (projections * D + D * D + 2 * D * hidden);
   MemoryPart training_tape{"training tape",
-                           2 * batch * per_sample * kFloat,
+                           (batch * per_sample + groups * (workspace + slots) + per_step) * kFloat,
                            "train.batch_size = " + number(batch) +
                                " × model.depth = " + number(depth) + " × (" + width_text + ", " +
                                n_text + "², model.mlp_ratio, layer.heads)",
                            {"train.batch_size", "model.depth", "model.width", "dataset.n"}};
-  // The session's evaluation tape and, at the end, the analysis's: 16 windows per pass each
-  // (task/next_token_session.hpp), forward values only.
-  const double evaluation_chunk = 16;
+  // The session's evaluation tape: for tokens fused, forward values only, one window per thread
+  // and pass (tape/tape.hpp, evaluation_chunk); under denoise the op-by-op graph
+  // (model/evaluate.hpp), which records every head's U, V, UΣ, S, the masked and softmaxed S and
+  // M (n² each). Training's tapes are freed before the analysis (task/run.hpp), which records the
+  // heads op by op beside an evaluation tape and keeps per head the running mean and sum of its
+  // M(X) in doubles: the peak is the larger of the two phases.
+  const double composite_per_block =
+      12 * n * D + 4 * n * hidden + h * (3 * n * r + 6 * n * n + 2 * n * values);
+  const double composite_per_sample = depth * composite_per_block + 4 * n * D + n * vocab + 3 * n;
+  const double chunk =
+      tokens ? evaluation_chunk(std::max(dataset.val_windows, dataset.test_size), threads)
+             : model::Evaluator::chunk_size(dataset.n, dataset.test_size);
+  const std::string chunk_text =
+      number(chunk) + (tokens ? " window" : " sample") + (chunk == 1 ? "" : "s") + " at a time";
   MemoryPart evaluation{"evaluation",
-                        2 * evaluation_chunk * per_sample * kFloat,
-                        "2 tapes × " + number(evaluation_chunk) + " windows at a time",
+                        chunk * (tokens ? per_sample : composite_per_sample) * kFloat,
+                        chunk_text + (tokens ? " (one per thread)" : ""),
                         {"model.width", "dataset.n"}};
-  const double per_block_parameters =
-      h * (2 * (D + n + 1) * r + r + 1 + D * D / h) + D * D + 2 * D * hidden + hidden + 5 * D;
-  const double parameters = depth * per_block_parameters + (vocab + n) * D + 2 * D;
+  MemoryPart analysis{"analysis",
+                      chunk * composite_per_sample * kFloat + depth * h * 2 * n * n * 8,
+                      "every head op by op, " + chunk_text +
+                          ", and model.depth × layer.heads × 2 × " + n_text + "² doubles",
+                      {"model.depth", "layer.heads", "dataset.n"}};
   MemoryPart weights{"parameters and AdamW",
                      10 * parameters * kFloat,
                      "model.depth = " + number(depth) + " × " + width_text + "² × 10 copies",
@@ -78,18 +131,23 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   MemoryPart process{"process", kProcessBytes, "code, libraries, thread stacks", {}};
 
   ResourceEstimate estimate;
-  estimate.parts = {training_tape, evaluation, weights, data, sampler, process};
+  estimate.parts = {training_tape.bytes >= analysis.bytes ? training_tape : analysis,
+                    evaluation,
+                    weights,
+                    data,
+                    sampler,
+                    process};
   std::sort(estimate.parts.begin(), estimate.parts.end(),
             [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
   for (const MemoryPart& part : estimate.parts) estimate.peak_bytes += part.bytes;
 
-  // Forward FLOPs per sample and block: each head's U and V (or Q and K), S, its mix of the value
-  // slice and the slice itself, W_o, the MLP; backward twice that.
-  const double head = 4 * n * (D + n + 1) * r + 2 * n * n * r + 2 * n * n * D / h +
-                      2 * n * D * D / h + kElementwiseFlops * n * n;
-  const double block = h * head + 2 * n * D * D + 4 * n * D * hidden + kElementwiseFlops * n * D;
+  // Forward FLOPs per sample and block: the projections (Q, K and the value slices), each head's
+  // scores and mix (a causal one over about half of n²), W_o, the MLP; backward twice that.
+  const double causal_share = tokens ? 0.5 : 1.0;
+  const double head = (scores ? 2 * n * n * r : 0) + 2 * n * n * values;
+  const double block = 2 * n * D * projections + causal_share * h * head + 2 * n * D * D +
+                       4 * n * D * hidden + kElementwiseFlops * n * D;
   const double forward = depth * block + 2 * n * D * vocab;
-  const double groups = std::ceil(batch / std::ceil(batch / kMaxSampleGroups));
   estimate.threads = std::max(threads, 1);
   estimate.gflops_per_thread = kGflopsPerThread;
   const double eval_windows =

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 #include "config/load.hpp"
+#include "data/tokens.hpp"
+#include "model/model.hpp"
+#include "task/next_token_session.hpp"
 
 using namespace ufl;
 
@@ -83,4 +86,27 @@ TEST_CASE("a stack's width and depth are counted: model.width = 100000 needs W_v
   CHECK(deep.peak_bytes > 4 * shallow.peak_bytes);
   CHECK(deep.keys_to_lower().find("model.depth") != std::string::npos);
   CHECK(narrow.peak_bytes < shallow.peak_bytes);
+}
+
+TEST_CASE("a transformer's training tape is estimated within 10% of the arena its session plans") {
+  for (const char* mixer : {"universal", "attention", "linear"}) {
+    CAPTURE(mixer);
+    const config::Config config =
+        config::parse_config(std::string(R"({"task": {"kind": "next_token"},
+                        "dataset": {"kind": "mqar", "n": 64, "pairs": 8, "vocab": 64},
+                        "model": {"block": "transformer", "width": 64, "depth": 2},
+                        "layer": {"mixer": ")") +
+                                 mixer + R"(", "heads": 4}, "train": {"batch_size": 12}})",
+                             "estimate test");
+    const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
+    model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
+                              int(data.vocab.size()), true);
+    task::NextTokenSession session(data, model, config.train.batch_size);
+    const train::ResourceEstimate estimate =
+        train::estimate_resources(config.dataset, config.layer, config.model, config.train, 1);
+    double tape = 0;
+    for (const train::MemoryPart& part : estimate.parts)
+      if (part.name == "training tape") tape = part.bytes;
+    CHECK(tape == doctest::Approx(double(session.tape().arena_bytes())).epsilon(0.10));
+  }
 }

@@ -358,6 +358,7 @@ class UniversalMixer : public Mixer<T> {
            "one";
   }
   bool input_dependent() const override { return true; }
+  bool learned_gate() const override { return true; }
   bool has_factors() const override { return true; }
   std::vector<std::string> config_keys() const override {
     return {"layer.rank", "layer.content_init_scale"};
