@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <utility>
 #include <vector>
 
 #include "data/rng.hpp"
@@ -50,4 +51,17 @@ TEST_CASE("db += the column sums of dY, row by row") {
   add_column_sums<float>({dy.data(), 3, 2, 2}, db);
   CHECK(db[0] == 19);
   CHECK(db[1] == 32);
+}
+
+TEST_CASE("a weight transposed once per step: 150 × 200 and 7 × 3, every entry in its place") {
+  for (auto [rows, cols] : {std::pair{150, 200}, std::pair{7, 3}}) {
+    const RowMatrix<float> a = random(rows, cols, 4);
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      std::vector<float> into(std::size_t(rows) * cols, -1.0f);
+      transpose_into<float>(ConstMatrixMap<float>(a.data(), rows, cols), into.data());
+      CHECK(ConstMatrixMap<float>(into.data(), cols, rows) == a.transpose());
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
 }
