@@ -9,18 +9,26 @@
 namespace ufl::train {
 
 // ‖g‖₂, its squares summed in double over fixed chunks of kClipChunk elements, then the chunks
-// in order, so the norm is the same at any thread count.
+// in order, so the norm is the same at any thread count. Inside a chunk, element e goes to
+// partial sum e mod kClipLanes and the partial sums are added in order at the end: independent
+// sums the compiler keeps in vector registers (one running sum would wait on each addition).
 inline constexpr std::ptrdiff_t kClipChunk = 1 << 14;
+inline constexpr int kClipLanes = 32;
 inline double gradient_norm(const float* grads, std::size_t count) {
   const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(count);
   const std::ptrdiff_t chunks = (size + kClipChunk - 1) / kClipChunk;
   std::vector<double> partial(std::max<std::ptrdiff_t>(chunks, 1), 0.0);
 #pragma omp parallel for schedule(static) if (chunks > 4)
   for (std::ptrdiff_t chunk = 0; chunk < chunks; ++chunk) {
+    double lanes[kClipLanes] = {};
+    const std::ptrdiff_t begin = chunk * kClipChunk, end = std::min(size, begin + kClipChunk);
+    std::ptrdiff_t e = begin;
+    for (; e + kClipLanes <= end; e += kClipLanes)
+      for (int lane = 0; lane < kClipLanes; ++lane)
+        lanes[lane] += double(grads[e + lane]) * grads[e + lane];
+    for (int lane = 0; e < end; ++e, ++lane) lanes[lane] += double(grads[e]) * grads[e];
     double squares = 0;
-    const std::ptrdiff_t end = std::min(size, (chunk + 1) * kClipChunk);
-    for (std::ptrdiff_t e = chunk * kClipChunk; e < end; ++e)
-      squares += double(grads[e]) * grads[e];
+    for (double lane : lanes) squares += lane;
     partial[chunk] = squares;
   }
   double squares = 0;
