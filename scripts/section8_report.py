@@ -253,10 +253,71 @@ def write_tables(groups, out, linear=None):
         "α compares top-k subspaces, k = the targets' k99; when k = n it is 1 for any operator.",
         md(["dataset", "", "ι", "τ", "ℓ", "φ", "α", "eff. rank", "k99", "orth_rel", "γ",
             "routing acc."], md_scores),
+        "Robustness of the headline counts: the claim recomputed from each run's saved scores "
+        "with another ι_min (the other thresholds as run; the recomputation reproduces every "
+        "saved verdict at ι_min = 0.2), and the closest special case of the universal layer "
+        "at parsimony shares 0.90, 0.95 (the default) and 0.98; 95% Wilson intervals.",
+        robustness_table(groups),
     ]) + "\n"
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text)
     return text
+
+
+# ---------------------------------------------------------------- robustness
+
+IOTA_MINS = [0.1, 0.2, 0.3, 0.4]
+
+
+def verdict_at(m, n, iota_min):
+    """The verdict of docs/experiment.md §3 from a run's saved scores, with ι_min replaced; the
+    other thresholds are the run's. Returns (verdict, emerged)."""
+    th = m.get("thresholds", {})
+    if m["iota"] >= iota_min and m["test_mse"] < m["fixed_mse"]:
+        return "attention", True
+    if m["tau"] >= th.get("tau_min", 0.9) and m["ell"] >= th.get("ell_min", 0.9):
+        name = "convolution"
+    elif m["phi"] >= th.get("phi_min", 0.9):
+        name = "fourier"
+    elif m["alpha"] >= th.get("alpha_min", 0.9) and m.get("targets_k99", n) < n:
+        name = "svd"
+    else:
+        return "unclassified", False
+    return name, m["eta"] >= th.get("eta_min", 0.9)
+
+
+def robustness_table(groups):
+    """How the headline counts move with ι_min (verdicts recomputed from the saved scores, and
+    checked to reproduce the saved verdict at the run's own ι_min) and with the parsimony share
+    (closest_special_case.by_share)."""
+    rows = []
+    for kind, runs in groups:
+        n = runs[0]["config"]["dataset"]["n"]
+        cells = []
+        for iota_min in IOTA_MINS:
+            holds = 0
+            for r in runs:
+                m = r["metrics"]
+                if iota_min == m.get("thresholds", {}).get("iota_min"):
+                    assert verdict_at(m, n, iota_min)[0] == m["verdict"], r["dir"]
+                name, emerged = verdict_at(m, n, iota_min)
+                holds += emerged and name == m.get("claimed")
+            cells.append(rate(holds, len(runs)))
+        shares = []
+        for index in range(3):
+            picks = []
+            for r in runs:
+                by = r["metrics"].get("closest_special_case", {}).get("by_share", [])
+                if len(by) > index:
+                    c = by[index]
+                    picks.append(c["mixer"] + (f" w={c['kernel_width']}" if "kernel_width" in c
+                                               else f" k={c['rank']}" if "rank" in c else ""))
+            shares.append(counts(picks) if picks else "—")
+        rows.append([kind, *cells, *shares])
+    header = (["dataset"] + [f"claim holds, ι_min = {i}" for i in IOTA_MINS] +
+              [f"closest special case, share {s}" for s in ("0.90", "0.95", "0.98")])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 # ---------------------------------------------------------------- figure 1
@@ -328,7 +389,7 @@ def fig_operators(groups, out):
                         marker="o", ms=3, label=label)
         ax.set_ylim(floor * 0.8, None)
         ax.set_title(f"{kind}: singular values (k99: {MBAR} {m['k99']}, M* {m['optimal']['k99']})")
-        ax.set_xlabel("index (values below 10⁻³·max drawn at the bottom)")
+        ax.set_xlabel("index (values below 10⁻³·max\ndrawn at the bottom)")
         ax.set_ylabel("singular value")
         ax.legend(fontsize=8.5, loc="center left")
         ax.grid(alpha=0.3, which="both")
@@ -353,7 +414,7 @@ def fig_operators(groups, out):
         ax.bar(x + 0.2, cos_min, 0.4, color="C1", label="smallest cosine (largest angle)")
         ax.set_xticks(x, labels)
         ax.set_ylim(0, 1.05)
-        ax.set_xlabel("singular values of M* by rank, grouped where within 2% of each other")
+        ax.set_xlabel("ranks of M*'s singular values\n(grouped where within 2% of each other)")
         ax.set_ylabel("cosine (1: the same subspace)")
         ax.set_title(f"{kind}: each singular subspace of M*" + (" (mean)" if kind == "global"
                                                                  else "") +
