@@ -43,6 +43,11 @@ def contained(old, new, path=""):
             else:
                 out += contained(value, new[key], f"{path}/{key}")
         return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out = []
+        for index, (a, b) in enumerate(zip(old, new)):
+            out += contained(a, b, f"{path}[{index}]")
+        return out
     return [] if old == new else [path or "/"]
 
 

@@ -44,7 +44,9 @@ def paragraph(row):
             f"one, fitted directly (β, δ, c), reaches η = {pm(row, 'eta_ceiling')} (`eta_ceiling`), so the "
             f"layer has {float(row['eta_mean']) / float(row['eta_ceiling_mean']):.2f} of what its class of "
             f"operator can reach. Attention emerges, as claimed; the gap to the optimum is the class's, "
-            f"not training's.")
+            f"not training's. A plain `linear` n×n matrix on the same data gets "
+            f"{row.get('linear.verdict') or '—'} (claim holds {row.get('linear.claim_holds', '—')}/"
+            f"{row.get('linear.n_runs', '—')}): no fixed matrix can be attention.")
     if kind == "local":
         body = (f"M̄ is a banded Toeplitz matrix (τ = {pm(row, 'tau')}, ℓ = {pm(row, 'ell')}) and "
                 f"reaches η = {pm(row, 'eta', 4)} of the Wiener filter: a convolution, as claimed.")
