@@ -139,14 +139,21 @@ TEST_CASE("the planted structures are recognised: walsh, haar, dct, butterfly") 
   CHECK(result.chosen.parameters == n);
   CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
   CHECK_FALSE(result.none_of_the_families);
-  // A Haar shrinkage: one gain per scale.
+  // A Haar operator with a gain per wavelet (not per scale): only the haar family holds it.
   const Eigen::MatrixXd w = data::haar_basis(n);
-  const std::vector<int> scales = data::haar_scales(n);
   Eigen::VectorXd gains(n);
-  for (int k = 0; k < n; ++k) gains(k) = 1.0 / (1.0 + scales[std::size_t(k)]);
+  for (int k = 0; k < n; ++k) gains(k) = 1.0 / (1.0 + 0.37 * k);
   result = classify(w.transpose() * gains.asDiagonal() * w);
   CHECK(result.chosen.mixer == "haar");
   CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
+  // One gain per Haar scale is also a dyadic (Walsh) convolution: the wavelets of one scale span
+  // the same space as a set of Walsh functions, so both families hold it exactly.
+  const std::vector<int> scales = data::haar_scales(n);
+  for (int k = 0; k < n; ++k) gains(k) = 1.0 / (1.0 + scales[std::size_t(k)]);
+  const Eigen::MatrixXd per_scale = w.transpose() * gains.asDiagonal() * w;
+  CHECK((basis_diagonal_projection(per_scale, data::haar_basis(n)) - per_scale).norm() < 1e-12);
+  CHECK((basis_diagonal_projection(per_scale, data::walsh_hadamard_basis(n)) - per_scale).norm() <
+        1e-12);
   // A DCT-II band projection (no wrap-around: not circulant).
   const Eigen::MatrixXd c = data::dct_basis(n);
   Eigen::MatrixXd band = Eigen::MatrixXd::Zero(n, n);
