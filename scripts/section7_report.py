@@ -88,6 +88,16 @@ def best_blank_routing(metrics):
     return max(values) if values else metrics.get("blank_routing")
 
 
+def blank_eta(metrics):
+    """η on the blank rows (optimum's blank MSE / the stack's) beside the recall step's in-class
+    ceiling (eta_ceiling: the best single dot-product softmax head on the previous rows)."""
+    etas = [m["optimal_row_mse"]["blank"] / m["row_mse"]["blank"] for m in metrics
+            if m.get("row_mse", {}).get("blank")]
+    ceilings = [m["eta_ceiling"] for m in metrics if "eta_ceiling" in m]
+    text = mean_std(etas)
+    return text + (f" ({mean_std(ceilings)})" if ceilings else "")
+
+
 def verdict_counts(group, layer):
     counts = collections.Counter()
     for run in group:
@@ -116,8 +126,9 @@ def table(runs):
     if induction:
         lines += ["### induction (recall after a key)", "",
                   "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
-                  "blank routing (best layer) | per-layer verdict | dominant offset | branch gain |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "blank η (ceiling) | blank routing (best layer) | per-layer verdict | "
+                  "dominant offset | branch gain |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for key in induction:
             everything = sorted(groups[key], key=lambda r: r["seed"])
             blown = sum(diverged(r["metrics"]) for r in everything)
@@ -135,10 +146,14 @@ def table(runs):
                 f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
                 f"{mean_std([x['eta_fix'] for x in m])} | "
                 f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
+                f"{blank_eta(m)} | "
                 f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
                 f"{gains} |")
         lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
-                  "fixed operator's); the verdicts, offsets and gains are those seeds' too."]
+                  "fixed operator's); the verdicts, offsets and gains are those seeds' too. Blank "
+                  "η: the optimum's blank-row MSE over the stack's; in brackets the in-class "
+                  "ceiling, the best single dot-product softmax head on each row's previous row "
+                  "(eta_ceiling, docs/experiment.md §3)."]
         ref = next((r["metrics"] for r in groups[induction[0]] if not diverged(r["metrics"])),
                    groups[induction[0]][0]["metrics"])
         lines += ["", f"References on the same test sets: per-sample optimum MSE "
