@@ -275,8 +275,9 @@ def figure(runs, depth, out_dir):
                  (f"\n(not shown: diverged seeds {', '.join(map(str, blown))})" if blown else ""))
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     m = best["metrics"]
-    fig.suptitle(f"Section 7, induction, L = {depth}: the layers of seed {best['seed']} (the "
-                 f"lowest test MSE of {len(group)} seeds): η = {m['eta']:.3f}, "
+    chosen = (f" (the lowest test MSE of {len(group)} seeds)" if len(group) > 1 else "")
+    fig.suptitle(f"Section 7, induction, L = {depth}: the layers of seed {best['seed']}{chosen}: "
+                 f"η = {m['eta']:.3f}, "
                  f"η_fix = {m['eta_fix']:.2f}, blank MSE "
                  f"{m.get('row_mse', {}).get('blank', float('nan')):.3f}", fontsize=11)
     for ax in axes[depth][1:]:
