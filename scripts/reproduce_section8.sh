@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Reproduces Section 8 with one command, from any directory: builds ufl, trains the four
-# configs of configs/section8/ with seeds 1-5, collects the runs and writes the table and
-# figures. About 50 s of wall time on 2 cores (20 runs of ~4.3 s, two at a time, one thread each).
+# configs of configs/section8/ with seeds 1-5, and the same with the plain `linear` mixer beside
+# them (the verdicts a free n×n matrix gets), collects the runs and writes the table and figures.
+# About 1.5 min of wall time on 2 cores (40 runs, two at a time, one thread each).
 #
 #   scripts/reproduce_section8.sh
 #
 # Output (UFL_RESULTS, default results/section8 in the repository):
-#   runs/<kind>-s<seed>/   the 20 run folders      runs.csv   every run's metrics and config
+#   runs/<kind>-s<seed>/   the 20 universal runs   runs.csv   every run's metrics and config
+#   runs/linear-<kind>-s<seed>/  the 20 linear-mixer runs
 #   table.md, table.csv    mean ± std per dataset  fig1_operators, fig2_emergence,
 #   logs/                  one log per run          fig3_training (.png and .svg)
 #
@@ -49,16 +51,23 @@ mkdir -p "$results/runs" "$results/logs"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 total=0
-for kind in local global periodic lowrank; do
-  for seed in ${SEEDS:-1 2 3 4 5}; do
-    total=$((total + 1))
-    run=$results/runs/$kind-s$seed
-    # complete runs are skipped; an interrupted one (Ctrl-C) is resumed by --continue
-    grep -qs '"status": "complete"' "$run/manifest.json" && continue
-    # UFL_EXTRA_ARGS is split on spaces on purpose (several flags in one variable).
-    printf 'OMP_NUM_THREADS=1 %q train %q --seed %q --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
-      "$ufl" "$root/configs/section8/$kind.json" "$seed" "$run" "${UFL_EXTRA_ARGS:-}" \
-      "$results/logs/$kind-s$seed.log" >> "$list"
+# The universal layer (runs/<kind>-s<seed>) and, beside it, the plain `linear` mixer, a free n×n
+# matrix (runs/linear-<kind>-s<seed>): the table says which verdicts any fixed matrix gets too.
+for mixer in universal linear; do
+  prefix= settings=
+  [ "$mixer" = universal ] || { prefix=$mixer-; settings="--set layer.mixer=$mixer"; }
+  for kind in local global periodic lowrank; do
+    for seed in ${SEEDS:-1 2 3 4 5}; do
+      total=$((total + 1))
+      name=$prefix$kind-s$seed
+      run=$results/runs/$name
+      # complete runs are skipped; an interrupted one (Ctrl-C) is resumed by --continue
+      grep -qs '"status": "complete"' "$run/manifest.json" && continue
+      # $settings and UFL_EXTRA_ARGS are split on spaces on purpose (several flags each).
+      printf 'OMP_NUM_THREADS=1 %q train %q --seed %q %s --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
+        "$ufl" "$root/configs/section8/$kind.json" "$seed" "$settings" "$run" "${UFL_EXTRA_ARGS:-}" \
+        "$results/logs/$name.log" >> "$list"
+    done
   done
 done
 todo=$(wc -l < "$list")

@@ -44,10 +44,14 @@ def find_runs(root):
     runs = []
     for d, subdirs, files in os.walk(root):
         subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
-        stopped = False
-        if "manifest.json" in files and "metrics.json" not in files:
+        stopped, status = False, "complete"
+        if "manifest.json" in files:
             with open(os.path.join(d, "manifest.json")) as f:
-                stopped = json.load(f).get("status") == "diverged"
+                status = json.load(f).get("status", "complete")
+            stopped = status == "diverged" and "metrics.json" not in files
+        if status == "interrupted":  # resumable, not a result yet (its metrics are partial)
+            subdirs[:] = []
+            continue
         if ("metrics.json" in files or stopped) and "config.json" in files:
             if stopped:
                 metrics = {"diverged": True}
@@ -84,6 +88,16 @@ def best_blank_routing(metrics):
     return max(values) if values else metrics.get("blank_routing")
 
 
+def blank_eta(metrics):
+    """η on the blank rows (optimum's blank MSE / the stack's) beside the recall step's in-class
+    ceiling (eta_ceiling: the best single dot-product softmax head on the previous rows)."""
+    etas = [m["optimal_row_mse"]["blank"] / m["row_mse"]["blank"] for m in metrics
+            if m.get("row_mse", {}).get("blank")]
+    ceilings = [m["eta_ceiling"] for m in metrics if "eta_ceiling" in m]
+    text = mean_std(etas)
+    return text + (f" ({mean_std(ceilings)})" if ceilings else "")
+
+
 def verdict_counts(group, layer):
     counts = collections.Counter()
     for run in group:
@@ -112,8 +126,9 @@ def table(runs):
     if induction:
         lines += ["### induction (recall after a key)", "",
                   "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
-                  "blank routing (best layer) | per-layer verdict | dominant offset | branch gain |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "blank η (ceiling) | blank routing (best layer) | per-layer verdict | "
+                  "dominant offset | branch gain |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for key in induction:
             everything = sorted(groups[key], key=lambda r: r["seed"])
             blown = sum(diverged(r["metrics"]) for r in everything)
@@ -131,10 +146,14 @@ def table(runs):
                 f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
                 f"{mean_std([x['eta_fix'] for x in m])} | "
                 f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
+                f"{blank_eta(m)} | "
                 f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
                 f"{gains} |")
         lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
-                  "fixed operator's); the verdicts, offsets and gains are those seeds' too."]
+                  "fixed operator's); the verdicts, offsets and gains are those seeds' too. Blank "
+                  "η: the optimum's blank-row MSE over the stack's; in brackets the in-class "
+                  "ceiling, the best single dot-product softmax head on each row's previous row "
+                  "(eta_ceiling, docs/experiment.md §3)."]
         ref = next((r["metrics"] for r in groups[induction[0]] if not diverged(r["metrics"])),
                    groups[induction[0]][0]["metrics"])
         lines += ["", f"References on the same test sets: per-sample optimum MSE "
@@ -203,7 +222,7 @@ def figure(runs, depth, out_dir):
         return None
     best = min(group, key=lambda r: r["metrics"].get("test_mse", float("inf")))
     blown = [r["seed"] for r in group if diverged(r["metrics"])]
-    fig, axes = plt.subplots(depth + 1, 3, figsize=(12, 3.3 * (depth + 1)), squeeze=False)
+    fig, axes = plt.subplots(depth + 1, 3, figsize=(14, 3.9 * (depth + 1)), squeeze=False)
     n = best["config"]["dataset"]["n"]
     for l in range(depth):
         # A run of depth 1 keeps the single layer's file names (no layer1/ folder).
@@ -214,17 +233,31 @@ def figure(runs, depth, out_dir):
         energy = np.array(layer["diagonal_energy"])
         title = (f"layer {l + 1}: {layer['verdict']}, offset {layer['dominant_offset']:+d}, "
                  f"gain {layer['branch_gain']:.2f}")
+        # Row roles (docs/section7.md §2): key and value pairs in the first half, key and blank
+        # in the second; marked on both axes so a reader can see which rows route where.
+        roles = ["k" if i % 2 == 0 else ("v" if i < n // 2 else "b") for i in range(n)]
+        role_colour = {"k": "tab:green", "v": "tab:purple", "b": "tab:red"}
         for ax, matrix, name in ((axes[l][0], mean, r"$\bar{M}_%d$" % (l + 1)),
                                  (axes[l][1], sample, r"$M_%d(X)$, test sample 1" % (l + 1))):
             limit = np.abs(matrix).max() or 1.0
             im = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-            ax.set_title(f"{name}\n{title}" if ax is axes[l][0] else name)
-            fig.colorbar(im, ax=ax, fraction=0.046)
+            ax.set_title(f"{name}\n{title}" if ax is axes[l][0] else
+                         f"{name}\nrows: k key, v value, b blank")
+            ax.set_yticks(range(n), roles, fontsize=5)
+            ax.set_xticks(range(n), roles, fontsize=5)
+            for tick, role in zip(ax.get_yticklabels(), roles):
+                tick.set_color(role_colour[role])
+            for tick, role in zip(ax.get_xticklabels(), roles):
+                tick.set_color(role_colour[role])
+            ax.set_xlabel("position j (input row)", fontsize=8)
+            ax.set_ylabel("position i (output row)", fontsize=8)
+            fig.colorbar(im, ax=ax, fraction=0.046, label="entry")
         offsets = np.arange(-(n - 1), n)
         axes[l][2].bar(offsets, energy, width=1.0, color="tab:blue")
         axes[l][2].set_xlabel("diagonal offset j − i")
-        axes[l][2].set_ylabel(r"share of $\|\bar{M}_l\|^2$")
-        axes[l][2].set_title("diagonal energy")
+        axes[l][2].set_ylabel(r"share of $\|\bar{M}_%d\|^2$" % (l + 1))
+        axes[l][2].set_title(f"layer {l + 1}: diagonal energy\n(offset −1, the previous "
+                             f"position: {energy[n - 2]:.2f})", fontsize=9)
     ax = axes[depth][0]
     for run in group:
         if diverged(run["metrics"]):
@@ -235,15 +268,21 @@ def figure(runs, depth, out_dir):
                 label=f"seed {run['seed']}" + (" (shown)" if run is best else ""))
     ax.axhline(best["metrics"]["fixed_mse"], color="k", ls="--", lw=1, label="best fixed")
     ax.axhline(best["metrics"]["optimal_mse"], color="k", ls=":", lw=1, label="optimum")
-    ax.set_xlabel("step")
+    ax.set_xlabel("training step")
     ax.set_yscale("log")
-    ax.set_ylabel("training MSE (smoothed)")
+    ax.set_ylabel("training MSE\n(running mean of 100 steps)")
     ax.set_title(f"induction, L = {depth}: training curves" +
                  (f"\n(not shown: diverged seeds {', '.join(map(str, blown))})" if blown else ""))
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
+    m = best["metrics"]
+    chosen = (f" (the lowest test MSE of {len(group)} seeds)" if len(group) > 1 else "")
+    fig.suptitle(f"Section 7, induction, L = {depth}: the layers of seed {best['seed']}{chosen}: "
+                 f"η = {m['eta']:.3f}, "
+                 f"η_fix = {m['eta_fix']:.2f}, blank MSE "
+                 f"{m.get('row_mse', {}).get('blank', float('nan')):.3f}", fontsize=11)
     for ax in axes[depth][1:]:
         ax.axis("off")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     paths = []
     for extension in ("png", "svg"):
         path = os.path.join(out_dir, f"fig_depth{depth}.{extension}")
@@ -251,6 +290,169 @@ def figure(runs, depth, out_dir):
         paths.append(path)
     plt.close(fig)
     return paths[0]
+
+
+def wilson(k, n, z=1.959964):
+    """The 95% Wilson score interval of k successes in n (Wilson 1927)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate(k, n):
+    lo, hi = wilson(k, n)
+    return f"{k}/{n} [{lo:.2f}, {hi:.2f}]"
+
+
+def best_test_mse_before(run):
+    """A run the trainer stopped as diverged has no metrics; its loss.csv holds the test MSE
+    of every evaluation before the blow-up. The lowest of them is what the run reached at its
+    best (what early stopping would keep)."""
+    best = None
+    with open(os.path.join(run["dir"], "loss.csv")) as f:
+        next(f)
+        for line in f:
+            fields = line.strip().split(",")
+            if len(fields) > 5 and fields[5]:
+                value = float(fields[5])
+                if np.isfinite(value) and (best is None or value < best):
+                    best = value
+    return best
+
+
+# The thresholds each headline count rests on, and the values tried (docs/section7.md §6).
+SUCCESS_BARS = [1.4, 1.5, 1.6]
+ATTENTION_MARGINS = [0.0, 0.1, 0.25, 0.5]  # the stack's η_fix ≥ 1 + margin
+IOTA_MINS = [0.1, 0.2, 0.3]
+
+
+def layer_attention(layer, eta_fix, iota_min, margin):
+    """The per-layer attention test (docs/section7.md §4) with a margin: ι ≥ iota_min and the
+    stack beats the best fixed operator by the factor 1 + margin (margin 0: the verdict's test).
+    A silent layer is never attention."""
+    return (layer.get("verdict") != "silent" and layer.get("iota", 0) >= iota_min
+            and eta_fix >= 1 + margin)
+
+
+def robustness(runs):
+    """Markdown: how each headline count of the induction experiment moves with its thresholds,
+    with 95% Wilson intervals; and the L = 3 means with and without the diverged seeds."""
+    groups = collections.defaultdict(list)
+    for run in runs:
+        if run["kind"] == "induction":
+            groups[run["depth"]].append(run)
+    if not groups:
+        return ""
+    lines = ["### Robustness of the induction counts", "",
+             "Success (η_fix ≥ bar), counted over all seeds (a diverged seed is a failure) and "
+             "over the seeds that did not diverge; 95% Wilson intervals in brackets.", "",
+             "| L | " + " | ".join(f"η_fix ≥ {b} (all seeds)" for b in SUCCESS_BARS) +
+             " | η_fix ≥ 1.5 (not diverged) |", "|---|" + "---|" * (len(SUCCESS_BARS) + 1)]
+    for depth in sorted(groups):
+        group = groups[depth]
+        ok = [r for r in group if not diverged(r["metrics"])]
+        cells = [rate(sum(r["metrics"].get("eta_fix", 0) >= b for r in ok), len(group))
+                 for b in SUCCESS_BARS]
+        cells.append(rate(sum(r["metrics"].get("eta_fix", 0) >= 1.5 for r in ok), len(ok)))
+        lines.append(f"| {depth} | " + " | ".join(cells) + " |")
+    lines += ["", "Layers called attention (per layer, seeds that did not diverge), by ι_min and "
+              "by the margin the stack must beat the best fixed operator by (η_fix ≥ 1 + margin; "
+              "margin 0 is the verdict of docs/section7.md §4), beside the successes "
+              "(η_fix ≥ 1.5):", "",
+              "| L | layer | successes | " + " | ".join(
+                  f"ι ≥ {i}, margin {m}" for i in IOTA_MINS for m in ATTENTION_MARGINS
+                  if i == 0.2 or m == 0.0) + " |"]
+    columns = [(i, m) for i in IOTA_MINS for m in ATTENTION_MARGINS if i == 0.2 or m == 0.0]
+    lines.append("|---|---|---|" + "---|" * len(columns))
+    for depth in sorted(groups):
+        ok = [r for r in groups[depth] if not diverged(r["metrics"])]
+        wins = sum(r["metrics"]["eta_fix"] >= 1.5 for r in ok)
+        for l in range(depth):
+            cells = []
+            for iota_min, margin in columns:
+                cells.append(str(sum(
+                    l < len(layers_of(r)) and layer_attention(layers_of(r)[l],
+                                                              r["metrics"]["eta_fix"],
+                                                              iota_min, margin)
+                    for r in ok)))
+            lines.append(f"| {depth} | {l + 1} | {wins}/{len(ok)} | " + " | ".join(cells) + " |")
+    # L = 3 (any depth with diverged seeds): the means with and without them.
+    for depth in sorted(groups):
+        group = groups[depth]
+        blown = [r for r in group if diverged(r["metrics"])]
+        if not blown:
+            continue
+        ok = [r for r in group if not diverged(r["metrics"])]
+        fixed = ok[0]["metrics"]["fixed_mse"] if ok else float("nan")
+        optimal = ok[0]["metrics"]["optimal_mse"] if ok else float("nan")
+        best = {r["seed"]: best_test_mse_before(r) for r in blown}
+        with_blown = [r["metrics"]["test_mse"] for r in ok] + [
+            v for v in best.values() if v is not None]
+        lines += ["", f"L = {depth}: {len(blown)} of {len(group)} seeds diverged (seeds "
+                  f"{', '.join(str(r['seed']) for r in blown)}; the lowest test MSE each reached "
+                  f"before: " + ", ".join(f"s{k} {v:.3f}" if v is not None else f"s{k} none"
+                                          for k, v in best.items()) + ").", "",
+                  "| L = " + str(depth) + " | seeds | test MSE | η | η_fix |",
+                  "|---|---|---|---|---|"]
+        def row(name, mses):
+            mses = [m for m in mses if m is not None]
+            return (f"| {name} | {len(mses)} | {mean_std(mses)} | "
+                    f"{mean_std([optimal / m for m in mses])} | "
+                    f"{mean_std([fixed / m for m in mses])} |")
+        lines.append(row("without the diverged seeds", [r["metrics"]["test_mse"] for r in ok]))
+        lines.append(row("with them, at their best test MSE before diverging", with_blown))
+    return "\n".join(lines)
+
+
+def family_name(fit):
+    name = fit.get("mixer", "?")
+    if "kernel_width" in fit:
+        name += f" w={fit['kernel_width']}"
+    if "rank" in fit:
+        name += f" k={fit['rank']}"
+    return name
+
+
+def unclassified_layers(runs):
+    """Every layer the per-layer verdict leaves unclassified, with the "none of the families"
+    test (metrics layers[l].family_fit, docs/planted.md §2): the fewest-parameter family whose
+    Frobenius fit keeps 0.95 of ‖M̄_l‖², or none, with the best family and the share it keeps."""
+    rows = []
+    for run in sorted(runs, key=lambda r: (KINDS.index(r["kind"]) if r["kind"] in KINDS else 99,
+                                           r["depth"], r["seed"])):
+        if diverged(run["metrics"]):
+            continue
+        for layer in layers_of(run):
+            if layer.get("verdict") != "unclassified":
+                continue
+            fit = layer.get("family_fit")
+            if fit is None:
+                continue
+            best = fit.get("best_family", {})
+            fams = fit.get("families", {})
+            top = sorted(fams.values(), key=lambda f: -f.get("kept", 0))[:3]
+            rows.append(
+                f"| {run['kind']} | {run['depth']} | {run['seed']} | {layer['layer']} | "
+                f"{layer.get('branch_gain', float('nan')):.2f} | {layer.get('iota', float('nan')):.3f} | "
+                f"{'**none of the families**' if fit.get('none_of_the_families') else family_name(fit)} | "
+                f"{family_name(best)} {best.get('kept', float('nan')):.3f} | "
+                + ", ".join(f"{family_name(f)} {f.get('kept', float('nan')):.3f}" for f in top)
+                + " |")
+    if not rows:
+        return ""
+    return "\n".join([
+        "### The unclassified layers: none of the families?", "",
+        "Each layer whose per-layer verdict is unclassified (seeds that did not diverge), with "
+        "the family whose Frobenius fit of M̄_l keeps 0.95 of its energy with the fewest "
+        "parameters (lowrank counted up to k = n/2), else **none of the families**; the best "
+        "structured family with the share it keeps, and the three families that keep most "
+        "(each at its best size).", "",
+        "| dataset | L | seed | layer | branch gain | ι | family (0.95 of ‖M̄_l‖²) | best family, kept | "
+        "the three closest |",
+        "|---|---|---|---|---|---|---|---|---|", *rows])
 
 
 def main():
@@ -262,6 +464,9 @@ def main():
     out_dir = sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
     text = table(runs)
+    for extra in (robustness(runs), unclassified_layers(runs)):
+        if extra:
+            text += "\n\n" + extra
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(text + "\n")
     print(text)

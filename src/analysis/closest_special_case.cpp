@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "analysis/explanation.hpp"
+#include "data/bases.hpp"
 #include "data/registry.hpp"
 #include "model/evaluate.hpp"
 #include "model/mixers/fourier.hpp"
@@ -131,7 +132,134 @@ std::optional<Eigen::MatrixXd> best_fixed_operator(const model::OperatorFamily& 
   return std::nullopt;
 }
 
+// The fit of one butterfly block of size m = rows of `target` (a power of two), recursively:
+// M = [[D₁R₁, D₂R₂], [D₃R₁, D₄R₂]] with diagonal D's and butterflies R₁, R₂ of half the size, so
+// row i of the left half-columns, stacked as the 2×(m/2) matrix [M₁₁(i, :); M₂₁(i, :)], is of
+// rank one. Its best rank-one approximation u·vᵀ (‖u‖ = 1) gives row i of R₁'s target, v; as
+// (M − u·vᵀ) ⟂ u, the error splits into the rank-one residuals plus the error of fitting R₁ to
+// the rows v (the same for R₂). Exact on butterfly matrices.
+Eigen::MatrixXd butterfly_block_fit(const Eigen::MatrixXd& target) {
+  const int m = static_cast<int>(target.rows());
+  if (m == 1) return target;
+  const int half = m / 2;
+  Eigen::MatrixXd fit(m, m);
+  for (int side = 0; side < 2; ++side) {  // left columns (R₁), right columns (R₂)
+    Eigen::MatrixXd inner(half, half), outer(half, 2);
+    for (int i = 0; i < half; ++i) {
+      Eigen::MatrixXd pair(2, half);
+      pair.row(0) = target.block(i, side * half, 1, half);
+      pair.row(1) = target.block(half + i, side * half, 1, half);
+      const Eigen::JacobiSVD<Eigen::MatrixXd> svd(pair, Eigen::ComputeFullU | Eigen::ComputeThinV);
+      outer.row(i) = svd.matrixU().col(0).transpose();
+      inner.row(i) = svd.singularValues()(0) * svd.matrixV().col(0).transpose();
+    }
+    const Eigen::MatrixXd inner_fit = butterfly_block_fit(inner);
+    for (int i = 0; i < half; ++i) {
+      fit.block(i, side * half, 1, half) = outer(i, 0) * inner_fit.row(i);
+      fit.block(half + i, side * half, 1, half) = outer(i, 1) * inner_fit.row(i);
+    }
+  }
+  return fit;
+}
+
+bool power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+
+// The families a fixed operator's fits come from, in the order metrics.json lists them.
+const std::vector<const char*>& family_names() {
+  static const std::vector<const char*> names = {"convolution", "fourier",   "walsh",   "haar",
+                                                 "dct",         "butterfly", "lowrank", "linear",
+                                                 "attention",   "universal"};
+  return names;
+}
+
+// The fixed candidates of an n×n operator m: (fit description, fit matrix), fewest parameters
+// first within a family.
+struct FixedCandidate {
+  SpecialCaseFit fit;
+  Eigen::MatrixXd matrix;
+};
+
+std::vector<FixedCandidate> fixed_candidates(const Eigen::MatrixXd& m) {
+  const int n = static_cast<int>(m.rows());
+  std::vector<FixedCandidate> out;
+  for (int width = 1; width <= 2 * n - 1; width += 2)
+    out.push_back({{"convolution", width, 0, width}, band_projection(m, width)});
+  out.push_back({{"fourier", 0, 0, model::fourier_gain_count(n)}, circulant_projection(m)});
+  if (power_of_two(n)) {
+    out.push_back(
+        {{"walsh", 0, 0, n}, basis_diagonal_projection(m, data::walsh_hadamard_basis(n))});
+    out.push_back({{"haar", 0, 0, n}, basis_diagonal_projection(m, data::haar_basis(n))});
+  }
+  out.push_back({{"dct", 0, 0, n}, basis_diagonal_projection(m, data::dct_basis(n))});
+  if (power_of_two(n) && n >= 2)
+    out.push_back({{"butterfly", 0, 0, 2LL * n * data::log2_exact(n)}, butterfly_fit(m)});
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  for (int k = 1; k < n; ++k) {
+    const Eigen::MatrixXd truncated = svd.matrixU().leftCols(k) *
+                                      svd.singularValues().head(k).asDiagonal() *
+                                      svd.matrixV().leftCols(k).transpose();
+    out.push_back({{"lowrank", 0, k, static_cast<long long>(k) * (2 * n - k)}, truncated});
+  }
+  return out;
+}
+
+// Fewest parameters first; among equals the higher η (or kept share).
+void sort_by_parsimony(std::vector<SpecialCaseFit>& candidates) {
+  std::stable_sort(
+      candidates.begin(), candidates.end(), [](const SpecialCaseFit& a, const SpecialCaseFit& b) {
+        return a.parameters != b.parameters ? a.parameters < b.parameters : a.eta > b.eta;
+      });
+}
+
+// Per family: its first candidate that keeps (the fewest parameters), else its highest η.
+std::vector<SpecialCaseFit> best_per_family(const std::vector<SpecialCaseFit>& candidates) {
+  std::vector<SpecialCaseFit> families;
+  for (const char* family : family_names()) {
+    const SpecialCaseFit* best = nullptr;
+    for (const SpecialCaseFit& fit : candidates) {
+      if (fit.mixer != family) continue;
+      if (fit.keeps) {
+        best = &fit;
+        break;
+      }
+      if (best == nullptr || fit.eta > best->eta) best = &fit;
+    }
+    if (best != nullptr) families.push_back(*best);
+  }
+  return families;
+}
+
+// A structured family: a special case with structure of its own, not the operator itself (a
+// free matrix, or the universal layer), and not a truncation that keeps more than half the rank
+// (rank k > n/2 has over 3/4 of a free matrix's parameters: docs/planted.md §2).
+bool structured(const SpecialCaseFit& fit, int n) {
+  if (fit.mixer == "lowrank") return 2 * fit.rank <= n;
+  return fit.mixer != "linear" && fit.mixer != "universal";
+}
+
+// The structured family that keeps with the fewest parameters, else the one with the highest
+// η(fit) (candidates sorted by parsimony).
+SpecialCaseFit best_structured(const std::vector<SpecialCaseFit>& candidates, int n) {
+  SpecialCaseFit best{"none"};
+  best.eta = -std::numeric_limits<double>::infinity();
+  for (const SpecialCaseFit& fit : candidates) {
+    if (!structured(fit, n)) continue;
+    if (fit.keeps) return fit;
+    if (fit.eta > best.eta) best = fit;
+  }
+  return best;
+}
+
 }  // namespace
+
+Eigen::MatrixXd basis_diagonal_projection(const Eigen::MatrixXd& m, const Eigen::MatrixXd& rows) {
+  // The matrices w_k w_kᵀ are orthonormal in the Frobenius product, so the projection keeps
+  // each coefficient w_kᵀ M w_k.
+  const Eigen::VectorXd gains = (rows * m * rows.transpose()).diagonal();
+  return rows.transpose() * gains.asDiagonal() * rows;
+}
+
+Eigen::MatrixXd butterfly_fit(const Eigen::MatrixXd& m) { return butterfly_block_fit(m); }
 
 double FixedOperatorErrors::mse(const Eigen::MatrixXd& m) const {
   const double squared_error =
@@ -214,16 +342,8 @@ ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
     fit.keeps = fit.eta >= needed;
     candidates.push_back(fit);
   };
-  for (int width = 1; width <= 2 * n - 1; width += 2)
-    add({"convolution", width, 0, width}, errors.mse(band_projection(m, width)));
-  add({"fourier", 0, 0, model::fourier_gain_count(n)}, errors.mse(circulant_projection(m)));
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  for (int k = 1; k < n; ++k) {
-    const Eigen::MatrixXd truncated = svd.matrixU().leftCols(k) *
-                                      svd.singularValues().head(k).asDiagonal() *
-                                      svd.matrixV().leftCols(k).transpose();
-    add({"lowrank", 0, k, static_cast<long long>(k) * (2 * n - k)}, errors.mse(truncated));
-  }
+  for (const FixedCandidate& candidate : fixed_candidates(m))
+    add(candidate.fit, errors.mse(candidate.matrix));
   add({"linear", 0, 0, square(n)}, errors.mse(m));
   // Input-dependent operators are the answer only when they are input-dependent enough and beat
   // the best fixed operator (spec §3, as the verdict's attention test of section8 §4).
@@ -233,27 +353,21 @@ ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
     for (const InputDependentFit& fit : question.input_dependent)
       add({fit.mixer, 0, 0, fit.parameters, 0, false, true}, fit.mse);
 
-  // Fewest parameters first; among equals the higher η.
-  std::stable_sort(
-      candidates.begin(), candidates.end(), [](const SpecialCaseFit& a, const SpecialCaseFit& b) {
-        return a.parameters != b.parameters ? a.parameters < b.parameters : a.eta > b.eta;
-      });
-  const auto chosen = std::find_if(candidates.begin(), candidates.end(),
-                                   [](const SpecialCaseFit& fit) { return fit.keeps; });
-  result.chosen = chosen != candidates.end() ? *chosen : SpecialCaseFit{"none"};
-  for (const char* family :
-       {"convolution", "fourier", "lowrank", "linear", "attention", "universal"}) {
-    const SpecialCaseFit* best = nullptr;
-    for (const SpecialCaseFit& fit : candidates) {
-      if (fit.mixer != family) continue;
-      if (fit.keeps) {
-        best = &fit;
-        break;
-      }
-      if (best == nullptr || fit.eta > best->eta) best = &fit;
-    }
-    if (best != nullptr) result.families.push_back(*best);
-  }
+  sort_by_parsimony(candidates);
+  auto choose = [&](double share) {
+    const auto chosen =
+        std::find_if(candidates.begin(), candidates.end(),
+                     [&](const SpecialCaseFit& fit) { return fit.eta >= share * result.eta; });
+    SpecialCaseFit answer = chosen != candidates.end() ? *chosen : SpecialCaseFit{"none"};
+    answer.keeps = chosen != candidates.end();
+    return answer;
+  };
+  result.chosen = choose(kParsimonyShare);
+  if (result.chosen.mixer == "none") result.chosen.keeps = false;
+  for (double share : kRobustnessShares) result.by_share.push_back({share, choose(share)});
+  result.families = best_per_family(candidates);
+  result.best_structured = best_structured(candidates, n);
+  result.none_of_the_families = !result.best_structured.keeps;
   return result;
 }
 
@@ -271,8 +385,52 @@ json to_json(const ClosestSpecialCase& result) {
   out["eta_of_operator"] = result.eta;
   out["share"] = kParsimonyShare;
   out["input_dependent_allowed"] = result.input_dependent_allowed;
+  // Whether any family with structure of its own (not a free matrix, not the universal layer
+  // itself) keeps the share; the best such family either way.
+  out["none_of_the_families"] = result.none_of_the_families;
+  json best = fit_json(result.best_structured);
+  best["mixer"] = result.best_structured.mixer;
+  out["best_family"] = best;
+  json by_share = json::array();
+  for (const auto& [share, fit] : result.by_share) {
+    json entry = fit_json(fit);
+    entry.erase("keeps");
+    entry["mixer"] = fit.mixer;
+    entry["share"] = share;
+    by_share.push_back(entry);
+  }
+  out["by_share"] = by_share;
   json families = json::object();
   for (const SpecialCaseFit& fit : result.families) families[fit.mixer] = fit_json(fit);
+  out["families"] = families;
+  return out;
+}
+
+json family_energy_fit(const Eigen::MatrixXd& mean_operator) {
+  const double energy = mean_operator.squaredNorm();
+  std::vector<SpecialCaseFit> candidates;
+  for (const FixedCandidate& candidate : fixed_candidates(mean_operator)) {
+    SpecialCaseFit fit = candidate.fit;
+    // The kept share of the energy plays η's part: 1 − ‖M̄ − fit‖²/‖M̄‖².
+    fit.eta = energy > 0 ? 1.0 - (mean_operator - candidate.matrix).squaredNorm() / energy : 0.0;
+    fit.keeps = fit.eta >= kParsimonyShare;
+    candidates.push_back(fit);
+  }
+  sort_by_parsimony(candidates);
+  auto entry = [](const SpecialCaseFit& fit) {
+    json out = {{"mixer", fit.mixer}, {"parameters", fit.parameters}, {"kept", fit.eta}};
+    if (fit.kernel_width > 0) out["kernel_width"] = fit.kernel_width;
+    if (fit.rank > 0) out["rank"] = fit.rank;
+    return out;
+  };
+  const int n = static_cast<int>(mean_operator.rows());
+  const SpecialCaseFit best = best_structured(candidates, n);
+  json out = best.keeps ? entry(best) : json{{"mixer", "none"}};
+  out["share"] = kParsimonyShare;
+  out["none_of_the_families"] = !best.keeps;
+  out["best_family"] = entry(best);
+  json families = json::object();
+  for (const SpecialCaseFit& fit : best_per_family(candidates)) families[fit.mixer] = entry(fit);
   out["families"] = families;
   return out;
 }

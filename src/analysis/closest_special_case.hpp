@@ -26,6 +26,9 @@ namespace ufl::analysis {
 
 // An operator fit keeps the operator's efficiency when η(fit) ≥ kParsimonyShare·η(operator).
 inline constexpr double kParsimonyShare = 0.95;
+// The shares the answer is also given at (closest_special_case.by_share), to show how it moves
+// with the share (docs/universality.md).
+inline constexpr double kRobustnessShares[] = {0.90, 0.95, 0.98};
 
 // The test error of any fixed operator applied as Y = M·X·W, from one pass over a sample set:
 //   mse(M) = (tr(M G Mᵀ) − 2⟨M, K⟩ + E)/(count·n·d),
@@ -43,6 +46,14 @@ FixedOperatorErrors fixed_operator_errors(const data::SampleSet& set, const Eige
 Eigen::MatrixXd band_projection(const Eigen::MatrixXd& m, int width);
 // Σ_f (⟨M, Π_f⟩/‖Π_f‖²)·Π_f over the frequency projectors Π_f, f = 0..⌊n/2⌋.
 Eigen::MatrixXd circulant_projection(const Eigen::MatrixXd& m);
+// The operators diagonal in an orthonormal basis (its vectors the rows of `rows`):
+// Wᵀ diag(w_kᵀ M w_k) W. With the Walsh–Hadamard, Haar and DCT-II bases (data/bases.hpp) these are
+// the walsh, haar and dct families (n parameters each).
+Eigen::MatrixXd basis_diagonal_projection(const Eigen::MatrixXd& m, const Eigen::MatrixXd& rows);
+// A butterfly product F_{L−1} ⋯ F_0 (data/bases.hpp; 2n·log₂n parameters) near M, by the
+// hierarchical rank-one factorisation: exact when M is such a product, an upper bound on the
+// least Frobenius error otherwise. n a power of two.
+Eigen::MatrixXd butterfly_fit(const Eigen::MatrixXd& m);
 
 // The operators of least test error within a family (not projections of a given operator).
 Eigen::MatrixXd best_band(const FixedOperatorErrors& errors, int width);
@@ -52,8 +63,9 @@ Eigen::MatrixXd best_of_rank(const FixedOperatorErrors& errors, int rank);
 
 // One candidate: a special case's fit.
 struct SpecialCaseFit {
-  std::string mixer;     // "convolution", "fourier", "lowrank", "linear", "attention", "universal",
-                         // or "none" when no candidate keeps enough
+  std::string mixer;     // "convolution", "fourier", "walsh", "haar", "dct", "butterfly",
+                         // "lowrank", "linear", "attention", "universal", or "none" when no
+                         // candidate keeps enough
   int kernel_width = 0;  // convolution's w
   int rank = 0;          // lowrank's k
   long long parameters = 0;
@@ -85,7 +97,18 @@ struct ClosestSpecialCase {
   // Per family, in the order above: its fit with the fewest parameters that keeps, else its
   // fit with the highest η.
   std::vector<SpecialCaseFit> families;
+  // The answer at each of kRobustnessShares.
+  std::vector<std::pair<double, SpecialCaseFit>> by_share;
+  // The families with structure of their own (all but linear, a free matrix, and universal, the
+  // layer itself): whether none keeps the share, and the one with the highest η(fit).
+  bool none_of_the_families = false;
+  SpecialCaseFit best_structured;
 };
+
+// For a layer inside a stack, which has no η of its own: the share of ‖M̄‖²_F that each
+// family's Frobenius fit keeps, and the fewest-parameter fit keeping kParsimonyShare of it
+// ("none" if only a free matrix does). metrics.json layers[l].family_fit.
+nlohmann::json family_energy_fit(const Eigen::MatrixXd& mean_operator);
 
 ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
                                         const ParsimonyQuestion& question);

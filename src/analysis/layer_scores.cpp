@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "analysis/closest_special_case.hpp"
 #include "analysis/diagonal_energy.hpp"
 #include "analysis/operator_scores.hpp"
 #include "analysis/verdict.hpp"
@@ -114,6 +115,9 @@ LayerReport LayerTally::report(const LayerContext& context, bool with_arrays) co
   metrics["verdict"] = decide_layer(LayerVerdictInputs{verdict_scores, diagonals.dominant_offset,
                                                        diagonals.band_width, branch_gain},
                                     context.thresholds);
+  // Which family of fixed operators holds the layer's mean operator, by kept energy (a layer in
+  // a stack has no η of its own): says what an unclassified layer is, or that it is none of them.
+  metrics["family_fit"] = family_energy_fit(mean);
 
   const std::string prefix = "layer" + std::to_string(layer_ + 1) + "/";
   std::vector<NamedArray> ignored;

@@ -14,6 +14,7 @@
 #include "analysis/operator_scores.hpp"
 #include "analysis/routing.hpp"
 #include "analysis/row_errors.hpp"
+#include "analysis/softmax_ceiling.hpp"
 #include "analysis/spectrum.hpp"
 #include "analysis/verdict.hpp"
 #include "data/registry.hpp"
@@ -27,6 +28,39 @@ using nlohmann::json;
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 constexpr int kSavedSamples = 8;  // U, V, M are saved for the first test samples
+
+// The in-class ceiling (docs/experiment.md §3) for kinds whose optimum routes by content: the best
+// single-head dot-product softmax operator, fitted on the training set, scored on the test set
+// over the kind's head rows (induction: the blanks, against the optimum's blank-row MSE).
+void add_eta_ceiling(json& metrics, const data::Dataset& dataset) {
+  const data::DatasetKind& kind = *dataset.kind;
+  if (!kind.head_keys) return;
+  const std::vector<int> rows = kind.head_rows ? kind.head_rows(dataset.spec) : std::vector<int>{};
+  const SoftmaxCeiling ceiling = softmax_ceiling(dataset.train, dataset.test, kind.head_keys, rows);
+  double optimal_mse = metrics.at("optimal_mse").get<double>();
+  if (!rows.empty()) {  // the optimum's error on the same rows
+    double sum = 0;
+    for (int s = 0; s < dataset.test.count; ++s) {
+      const Eigen::MatrixXd estimate = data::optimal_estimate(dataset, dataset.test, s);
+      for (int i : rows)
+        for (int c = 0; c < dataset.test.d; ++c) {
+          const double error =
+              estimate(i, c) - dataset.test.target(s)[std::size_t(i) * dataset.test.d + c];
+          sum += error * error;
+        }
+    }
+    optimal_mse = sum / (double(dataset.test.count) * double(rows.size()) * dataset.test.d);
+  }
+  metrics["eta_ceiling"] = optimal_mse / ceiling.test_mse;
+  metrics["softmax_ceiling"] = {{"scale", ceiling.head.scale},
+                                {"diagonal_offset", ceiling.head.offset},
+                                {"value_gain", ceiling.head.gain},
+                                {"train_mse", ceiling.train_mse},
+                                {"test_mse", ceiling.test_mse},
+                                {"optimal_mse", optimal_mse},
+                                {"rows", rows.empty() ? "all" : "head rows (blanks)"},
+                                {"evaluations", ceiling.evaluations}};
+}
 
 json role_json(const RoleErrorTally& tally) {
   json roles = json::object();
@@ -205,6 +239,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   metrics["fixed_mse"] = fixed_mse;
   metrics["eta"] = eta;
   metrics["eta_fix"] = eta_fix;
+  add_eta_ceiling(metrics, dataset);
   metrics["mixer"] = model.layer_config.mixer;
   metrics["depth"] = depth;
   metrics["width"] = model.width;

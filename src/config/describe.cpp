@@ -32,8 +32,10 @@ std::string describe_keys_text() {
   }
   text += "\nDataset kinds (dataset.kind):\n";
   for (const data::DatasetKind& kind : data::dataset_kinds())
-    text += "  " + kind.name + ": " + kind.summary + " (the seed paper claims " +
-            kind.claimed_operator + " emerges)\n";
+    text += "  " + kind.name + ": " + kind.summary +
+            (kind.claimed_operator.empty()
+                 ? " (planted: the seed paper claims nothing here)\n"
+                 : " (the seed paper claims " + kind.claimed_operator + " emerges)\n");
   text += "\nMixers (layer.mixer):\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())
     text += "  " + std::string(mixer->name()) + ": " + std::string(mixer->summary()) + "\n";
@@ -62,7 +64,9 @@ std::string describe_keys_markdown() {
       "|---|---|---|\n";
   for (const data::DatasetKind& kind : data::dataset_kinds())
     page +=
-        "| `" + kind.name + "` | " + cell(kind.summary) + " | " + kind.claimed_operator + " |\n";
+        "| `" + kind.name + "` | " + cell(kind.summary) + " | " +
+        (kind.claimed_operator.empty() ? "— (planted, docs/planted.md)" : kind.claimed_operator) +
+        " |\n";
   page +=
       "\n## Mixers\n\n"
       "| `layer.mixer` | what it is |\n"

@@ -222,6 +222,18 @@ std::vector<Key> build_table() {
                     &data::DatasetConfig::singular_value_decay,
                     "the singular values s_j ∝ singular_value_decay^j")
           .owned_by("lowrank", "a number > 0"),
+      Entry<std::vector<int>>("dataset.walsh", &Config::dataset, &data::DatasetConfig::walsh,
+                              "the Walsh functions (rows k of the Walsh–Hadamard matrix, natural "
+                              "order) each signal is a random combination of (docs/planted.md)")
+          .owned_by("hadamard", "distinct indices k with 0 ≤ k < n, n a power of two"),
+      Entry<double>("dataset.scale_decay", &Config::dataset, &data::DatasetConfig::scale_decay,
+                    "the variance of a Haar coefficient ∝ scale_decay^scale, scale 0 the "
+                    "coarsest (docs/planted.md)")
+          .owned_by("haar", "a number > 0, n a power of two"),
+      Entry<std::vector<int>>("dataset.band", &Config::dataset, &data::DatasetConfig::band,
+                              "the DCT-II basis vectors band[0] … band[1] each signal is a random "
+                              "combination of (docs/planted.md)")
+          .owned_by("dct", "[first, last] with 0 ≤ first ≤ last < n, n a power of two"),
       Entry<std::string>("dataset.path", &Config::dataset, &data::DatasetConfig::path,
                          "a UTF-8 text file, or a folder whose UTF-8 text files are read in name "
                          "order; characters are the tokens (docs/transformer.md §2)")

@@ -38,6 +38,9 @@ struct Dataset {
   // lowrank only: the n×k orthonormal basis Q and singular values s of spec section 1.
   Eigen::MatrixXd lowrank_basis;
   Eigen::VectorXd lowrank_singular_values;
+  // Kinds that show the signal through a fixed mixing (butterfly, docs/planted.md): X = A·C + σE
+  // with this A (n×n), and M_fix = ΓAᵀ(AΓAᵀ + σ²I)⁻¹. Empty: X = C + σE.
+  Eigen::MatrixXd input_mixing;
 };
 
 // Generates train and test sets from the spec and seed (deterministic, any platform).
@@ -47,6 +50,11 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed);
 
 // M_fix = Γ(Γ+σ²I)⁻¹.
 Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise);
+
+// The best fixed linear operator when the input is the clean signal mixed by A: X = A·C + σE,
+// E[C Xᵀ]E[X Xᵀ]⁻¹ = ΓAᵀ(AΓAᵀ + σ²I)⁻¹ (a pseudo-inverse when that matrix is singular).
+Eigen::MatrixXd mixed_fixed_operator(const Eigen::MatrixXd& covariance,
+                                     const Eigen::MatrixXd& mixing, double noise);
 
 // The best fixed linear operator when the input does not show the clean target at `hidden`
 // positions (X = PC + σE there, P the projector off the hidden rows): the linear least-squares

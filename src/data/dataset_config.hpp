@@ -21,6 +21,13 @@ struct DatasetConfig {
   // lowrank only
   int rank = 4;
   double singular_value_decay = 0.7;
+  // The planted kinds (docs/planted.md). hadamard only: the Walsh functions (rows of the
+  // Walsh–Hadamard matrix in natural order) the signal is made of.
+  std::vector<int> walsh = {3, 10, 21};
+  // haar only: the variance of a Haar coefficient ∝ scale_decay^scale.
+  double scale_decay = 0.5;
+  // dct only: the DCT-II basis vectors band[0] … band[1] the signal is made of.
+  std::vector<int> band = {4, 11};
   // text only (docs/transformer.md §2): a UTF-8 file or a folder of them; the last val_fraction
   // of the characters validate, on val_windows windows drawn once from the data seed.
   std::string path = "/usr/share/games/fortunes";

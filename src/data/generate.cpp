@@ -14,7 +14,8 @@ namespace {
 // At hidden positions the input is the noise alone. Everything is computed in double and stored
 // as float.
 SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDrawer& draw_signal,
-                   bool has_partners, const std::vector<bool>& hidden) {
+                   bool has_partners, const std::vector<bool>& hidden,
+                   const Eigen::MatrixXd& mixing) {
   SampleSet set;
   set.count = count;
   set.n = spec.n;
@@ -24,14 +25,23 @@ SampleSet draw_set(const DatasetConfig& spec, int count, Rng rng, const SignalDr
   set.targets.resize(count * sample_size);
   if (has_partners) set.partners.resize(static_cast<size_t>(count) * spec.n);
 
-  std::vector<double> clean(sample_size);
+  std::vector<double> clean(sample_size), shown(mixing.size() > 0 ? sample_size : 0);
   std::vector<std::int32_t> partners(spec.n, -1);
   for (int sample = 0; sample < count; ++sample) {
     interrupt::throw_if_stop_requested("data generation");
     draw_signal(rng, clean.data(), partners.data());
+    if (mixing.size() > 0) {  // X = A·C + σE: the input shows the signal mixed by A
+      for (int i = 0; i < spec.n; ++i)
+        for (int c = 0; c < spec.d; ++c) {
+          double value = 0.0;  // summed over j in order: independent of vectorisation
+          for (int j = 0; j < spec.n; ++j) value += mixing(i, j) * clean[size_t(j) * spec.d + c];
+          shown[size_t(i) * spec.d + c] = value;
+        }
+    }
+    const std::vector<double>& signal_of = mixing.size() > 0 ? shown : clean;
     const size_t offset = sample * sample_size;
     for (size_t element = 0; element < sample_size; ++element) {
-      const double signal = hidden[element / spec.d] ? 0.0 : clean[element];
+      const double signal = hidden[element / spec.d] ? 0.0 : signal_of[element];
       const double noisy = signal + spec.noise * rng.normal();
       set.inputs[offset + element] = static_cast<float>(noisy);
       set.targets[offset + element] = static_cast<float>(clean[element]);
@@ -64,7 +74,10 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   interrupt::throw_if_stop_requested("data generation");
   dataset.covariance = kind.covariance(dataset);
   std::vector<bool> hidden(spec.n, false);
-  if (kind.hidden_rows) {
+  if (dataset.input_mixing.size() > 0) {
+    dataset.fixed_operator =
+        mixed_fixed_operator(dataset.covariance, dataset.input_mixing, spec.noise);
+  } else if (kind.hidden_rows) {
     for (int position : kind.hidden_rows(spec)) hidden.at(position) = true;
     dataset.fixed_operator = best_fixed_operator(dataset.covariance, hidden, spec.noise);
   } else {
@@ -74,9 +87,9 @@ Dataset generate(const DatasetConfig& spec, std::uint64_t seed) {
   interrupt::throw_if_stop_requested("data generation");
   const SignalDrawer draw_signal = kind.signal_drawer(dataset);
   dataset.train = draw_set(spec, spec.train_size, Rng(seed, Stream::kTrainSamples), draw_signal,
-                           kind.has_partners, hidden);
+                           kind.has_partners, hidden, dataset.input_mixing);
   dataset.test = draw_set(spec, spec.test_size, Rng(seed, Stream::kTestSamples), draw_signal,
-                          kind.has_partners, hidden);
+                          kind.has_partners, hidden, dataset.input_mixing);
   return dataset;
 }
 

@@ -50,6 +50,8 @@ DatasetKind global_kind() {
     return {};
   };
   kind.covariance = [](const Dataset& dataset) { return global_covariance(dataset.spec.n); };
+  // A single head compares the tokens themselves (x_iᵀx_j): the in-class ceiling.
+  kind.head_keys = [](const Eigen::MatrixXd& input) { return input; };
   kind.signal_drawer = [](const Dataset& dataset) -> SignalDrawer {
     return
         [n = dataset.spec.n, d = dataset.spec.d](Rng& rng, double* clean, std::int32_t* partners) {

@@ -104,6 +104,14 @@ DatasetKind induction_kind() {
   };
   kind.covariance = [](const Dataset& dataset) { return induction_covariance(dataset.spec.n); };
   kind.hidden_rows = [](const DatasetConfig& spec) { return induction_blanks(spec.n); };
+  // The recall step's head compares each row's previous row (the copy a perfect first layer
+  // gives: a blank's key, a value's key) and fills the blanks: the in-class ceiling on blanks.
+  kind.head_keys = [](const Eigen::MatrixXd& input) {
+    Eigen::MatrixXd previous = Eigen::MatrixXd::Zero(input.rows(), input.cols());
+    previous.bottomRows(input.rows() - 1) = input.topRows(input.rows() - 1);
+    return previous;
+  };
+  kind.head_rows = [](const DatasetConfig& spec) { return induction_blanks(spec.n); };
   kind.row_roles = [](const DatasetConfig& spec) {
     std::vector<std::string> roles;
     for (int position = 0; position < spec.n; ++position)

@@ -92,6 +92,24 @@ Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
   return cross * vectors * inverse.asDiagonal() * vectors.transpose();
 }
 
+Eigen::MatrixXd mixed_fixed_operator(const Eigen::MatrixXd& covariance,
+                                     const Eigen::MatrixXd& mixing, double noise) {
+  const Eigen::Index n = covariance.rows();
+  const Eigen::MatrixXd cross = covariance * mixing.transpose();
+  Eigen::MatrixXd input = mixing * covariance * mixing.transpose();
+  input = (input + input.transpose()) / 2.0;
+  input += noise * noise * Eigen::MatrixXd::Identity(n, n);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(input);
+  const Eigen::VectorXd& eigenvalues = eigen.eigenvalues();
+  const double negligible = eigenvalues.cwiseAbs().maxCoeff() * static_cast<double>(n) *
+                            std::numeric_limits<double>::epsilon();
+  Eigen::VectorXd inverse(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    inverse(i) = eigenvalues(i) > negligible ? 1.0 / eigenvalues(i) : 0.0;
+  const Eigen::MatrixXd& vectors = eigen.eigenvectors();
+  return cross * vectors * inverse.asDiagonal() * vectors.transpose();
+}
+
 Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
   if (!dataset.kind->has_partners) return dataset.fixed_operator;
   return dataset.kind->partner_optimum(dataset, partners_of(dataset, set, s));

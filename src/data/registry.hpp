@@ -37,7 +37,8 @@ struct RoutingCheck {
 struct DatasetKind {
   std::string name;              // the value of dataset.kind
   std::string summary;           // one line for --describe and the docs
-  std::string claimed_operator;  // what the seed paper says emerges: "convolution", …
+  std::string claimed_operator;  // what the seed paper says emerges: "convolution", …; empty:
+                                 // the paper claims nothing (the planted kinds)
   // The samples carry each position's partner, and the optimum is per sample: it uses the
   // partners, which no fixed matrix knows (global).
   bool has_partners = false;
@@ -57,6 +58,12 @@ struct DatasetKind {
   std::function<std::vector<std::string>(const DatasetConfig&)> row_roles;
   // has_partners kinds: routing scores beyond routing_accuracy (every position to its partner).
   std::vector<RoutingCheck> routing_checks;
+  // Kinds whose optimum routes by content: the rows a single dot-product softmax head compares
+  // (global: the tokens themselves; induction: each row's previous row), from a sample's input,
+  // and the rows its estimate is scored on (empty: all). They define the in-class ceiling
+  // eta_ceiling (analysis/softmax_ceiling.hpp). Empty function: no ceiling.
+  std::function<Eigen::MatrixXd(const Eigen::MatrixXd& input)> head_keys;
+  std::function<std::vector<int>(const DatasetConfig&)> head_rows;
   // One clean sample (and its partners).
   std::function<SignalDrawer(const Dataset&)> signal_drawer;
   // has_partners kinds: the optimal estimator of one sample as an n×n matrix, from its partners,
@@ -97,5 +104,10 @@ DatasetKind lowrank_kind();
 DatasetKind induction_kind();
 DatasetKind text_kind();
 DatasetKind mqar_kind();
+// The planted kinds (docs/planted.md): optima outside the four families of Section 8.
+DatasetKind hadamard_kind();
+DatasetKind haar_kind();
+DatasetKind dct_kind();
+DatasetKind butterfly_kind();
 
 }  // namespace ufl::data

@@ -11,6 +11,7 @@
 #include "analysis/input_dependence.hpp"
 #include "analysis/measure.hpp"
 #include "config/load.hpp"
+#include "data/bases.hpp"
 #include "data/registry.hpp"
 #include "model/classical_operators.hpp"
 #include "model/mixers/linear.hpp"
@@ -125,6 +126,104 @@ TEST_CASE("an orthogonal matrix with no structure is linear") {
       classify(random_orthonormal(8, 8, 17) * random_orthonormal(8, 8, 18).transpose());
   CHECK(result.chosen.mixer == "linear");
   CHECK(result.chosen.parameters == 64);
+}
+
+TEST_CASE("the planted structures are recognised: walsh, haar, dct, butterfly") {
+  const int n = 16;
+  // A Walsh–Hadamard projection onto three Walsh functions, shrunk.
+  const Eigen::MatrixXd h = data::walsh_hadamard_basis(n);
+  Eigen::MatrixXd walsh = Eigen::MatrixXd::Zero(n, n);
+  for (int k : {3, 6, 13}) walsh += 0.9 * h.row(k).transpose() * h.row(k);
+  ClosestSpecialCase result = classify(walsh);
+  CHECK(result.chosen.mixer == "walsh");
+  CHECK(result.chosen.parameters == n);
+  CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK_FALSE(result.none_of_the_families);
+  // A Haar operator with a gain per wavelet (not per scale): only the haar family holds it.
+  const Eigen::MatrixXd w = data::haar_basis(n);
+  Eigen::VectorXd gains(n);
+  for (int k = 0; k < n; ++k) gains(k) = 1.0 / (1.0 + 0.37 * k);
+  result = classify(w.transpose() * gains.asDiagonal() * w);
+  CHECK(result.chosen.mixer == "haar");
+  CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
+  // One gain per Haar scale is also a dyadic (Walsh) convolution: the wavelets of one scale span
+  // the same space as a set of Walsh functions, so both families hold it exactly.
+  const std::vector<int> scales = data::haar_scales(n);
+  for (int k = 0; k < n; ++k) gains(k) = 1.0 / (1.0 + scales[std::size_t(k)]);
+  const Eigen::MatrixXd per_scale = w.transpose() * gains.asDiagonal() * w;
+  CHECK((basis_diagonal_projection(per_scale, data::haar_basis(n)) - per_scale).norm() < 1e-12);
+  CHECK((basis_diagonal_projection(per_scale, data::walsh_hadamard_basis(n)) - per_scale).norm() <
+        1e-12);
+  // A DCT-II band projection (no wrap-around: not circulant).
+  const Eigen::MatrixXd c = data::dct_basis(n);
+  Eigen::MatrixXd band = Eigen::MatrixXd::Zero(n, n);
+  for (int k = 3; k <= 6; ++k) band += c.row(k).transpose() * c.row(k);
+  result = classify(band);
+  CHECK(result.chosen.mixer == "dct");
+  CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
+  // A random butterfly product: 2n·log₂n = 128 parameters, fitted exactly; nothing else keeps.
+  data::Rng rng(7, data::Stream::kDatasetStructure);
+  const Eigen::MatrixXd b = data::butterfly_product(data::random_butterfly_factors(n, rng));
+  CHECK((butterfly_fit(b) - b).cwiseAbs().maxCoeff() < 1e-12);
+  result = classify(0.8 * b);
+  CHECK(result.chosen.mixer == "butterfly");
+  CHECK(result.chosen.parameters == 2 * n * 4);
+  CHECK(result.chosen.eta == doctest::Approx(1.0).epsilon(1e-9));
+}
+
+TEST_CASE("the projections onto the new families keep what lies in them, and only that") {
+  const int n = 8;
+  const Eigen::MatrixXd c = data::dct_basis(n);
+  const Eigen::MatrixXd in_dct =
+      c.transpose() * Eigen::VectorXd::LinSpaced(n, 1, 2).asDiagonal() * c;
+  CHECK((basis_diagonal_projection(in_dct, c) - in_dct).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK((basis_diagonal_projection(in_dct, data::walsh_hadamard_basis(n)) - in_dct).norm() > 0.1);
+  // A butterfly fit of a matrix that is no butterfly product errs, but never beyond the matrix.
+  const Eigen::MatrixXd dense = testing::random_inputs(1, n, n, 31)[0];
+  const double error = (butterfly_fit(dense) - dense).norm();
+  CHECK(error > 0.1);
+  CHECK(error < dense.norm());
+}
+
+TEST_CASE("none of the families: an unstructured operator names its best family and η(fit)") {
+  // Every singular value is 1 and no structure fits: only the free matrix keeps 95%.
+  const ClosestSpecialCase result =
+      classify(random_orthonormal(16, 16, 17) * random_orthonormal(16, 16, 18).transpose());
+  CHECK(result.chosen.mixer == "linear");
+  CHECK(result.none_of_the_families);
+  CHECK(result.best_structured.mixer != "linear");
+  CHECK(result.best_structured.eta < 0.95);
+  const nlohmann::json out = to_json(result);
+  CHECK(out.at("none_of_the_families") == true);
+  CHECK(out.at("best_family").at("eta").get<double>() ==
+        doctest::Approx(result.best_structured.eta));
+}
+
+TEST_CASE("by_share: the answer at shares 0.90, 0.95, 0.98 moves to more parameters") {
+  // A 5-tap band plus a small far diagonal: at 0.90 the 5-tap band keeps, at 0.98 it needs more.
+  Eigen::MatrixXd m = model::toeplitz_from_taps(16, {0.3, 0.6, 1.0, 0.6, 0.3});
+  for (int i = 0; i + 6 < 16; ++i) m(i, i + 6) = 0.25;
+  const ClosestSpecialCase result = classify(m);
+  REQUIRE(result.by_share.size() == 3);
+  CHECK(result.by_share[0].first == 0.90);
+  CHECK(result.by_share[1].second.mixer == result.chosen.mixer);
+  CHECK(result.by_share[0].second.parameters <= result.by_share[1].second.parameters);
+  CHECK(result.by_share[1].second.parameters <= result.by_share[2].second.parameters);
+  CHECK(result.by_share[2].second.eta >= 0.98 * result.eta);
+}
+
+TEST_CASE("a layer's family fit by kept energy: a 5-tap band keeps all of it in w = 5") {
+  const nlohmann::json fit =
+      family_energy_fit(model::toeplitz_from_taps(16, {0.3, 0.6, 1.0, 0.6, 0.3}));
+  CHECK(fit.at("mixer") == "convolution");
+  CHECK(fit.at("kernel_width") == 5);
+  CHECK(fit.at("kept").get<double>() == doctest::Approx(1.0));
+  CHECK(fit.at("none_of_the_families") == false);
+  const nlohmann::json none = family_energy_fit(random_orthonormal(16, 16, 17) *
+                                                random_orthonormal(16, 16, 18).transpose());
+  CHECK(none.at("mixer") == "none");
+  CHECK(none.at("none_of_the_families") == true);
+  CHECK(none.at("best_family").at("kept").get<double>() < 0.95);
 }
 
 TEST_CASE("the per-sample optimum of global data is attention, when input dependence counts") {

@@ -147,7 +147,7 @@ TEST_CASE("a task reads its own kind of data, and next_token needs transformer b
        "task.kind must be denoise for dataset.kind = \"local\" (next_token reads text, mqar)"},
       {R"({"dataset": {"kind": "mqar"}})",
        "must be next_token for dataset.kind = \"mqar\" (denoise reads local, global, periodic, "
-       "lowrank, induction)"},
+       "lowrank, induction, hadamard, haar, dct, butterfly)"},
       {R"({"task": {"kind": "next_token"}, "dataset": {"kind": "text", "path": ")" + corpus +
            R"("}})",
        "next_token needs model.block = \"transformer\""},

@@ -29,7 +29,8 @@ TEST_CASE("every kind is a complete record with a unique name") {
     CHECK((kind.routing_checks.empty() || kind.has_partners));
     CHECK(find_dataset_kind(kind.name) == &kind);
   }
-  CHECK(dataset_kind_names() == "local, global, periodic, lowrank, induction, text, mqar");
+  CHECK(dataset_kind_names() ==
+        "local, global, periodic, lowrank, induction, text, mqar, hadamard, haar, dct, butterfly");
 }
 
 TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
@@ -38,10 +39,13 @@ TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
   CHECK(dataset_kind("periodic").claimed_operator == "fourier");
   CHECK(dataset_kind("lowrank").claimed_operator == "svd");
   CHECK(dataset_kind("induction").claimed_operator == "attention");
+  // The planted kinds (docs/planted.md): the paper claims nothing about them.
+  for (const char* planted : {"hadamard", "haar", "dct", "butterfly"})
+    CHECK(dataset_kind(planted).claimed_operator.empty());
   CHECK(find_dataset_kind("image") == nullptr);
   CHECK_THROWS_WITH_AS(dataset_kind("image"),
                        "dataset.kind: unknown kind \"image\" (expected one of local, global, "
-                       "periodic, lowrank, induction, text, mqar)",
+                       "periodic, lowrank, induction, text, mqar, hadamard, haar, dct, butterfly)",
                        std::invalid_argument);
 }
 
