@@ -5,8 +5,8 @@
 
 Reads RUN_DIR/metrics.json (layers[l].heads[k]: the scores, the kind and "mean_M", the path of
 the head's mean mixing matrix M̄ in heads/) and draws a grid of blocks (rows) x heads (columns),
-each head's M̄ on one colour scale per panel (its colour bar beside it), with the head's kind and
-three scores beneath: the mean attention distance d̄ in positions, the input dependence ι and,
+each head's M̄ on one colour scale per panel (its colour bar beside it; colour_scale() says how
+it is chosen), with the head's kind and three scores beneath: the mean attention distance d̄ in positions, the input dependence ι and,
 for universal heads, the gate γ. Writes RUN_DIR/heads.png and .svg (or --out).
 """
 import argparse
@@ -18,6 +18,34 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+
+def colour_scale(matrix):
+    """The colour map and limits for one head's M̄: a causal M̄'s first rows hold weights near 1
+    (row 0 reads position 0 alone), which would leave every other entry pale; the scale stops at
+    the 99th percentile of |M̄| below the diagonal (the first rows saturate). A diverging map
+    centred on 0 where M̄ has negative entries (a universal head's linear branch)."""
+    lower = np.abs(matrix[np.tril_indices_from(matrix, k=-1)])
+    bound = float(np.quantile(lower, 0.99)) if lower.size else float(np.abs(matrix).max())
+    bound = bound if bound > 0 else float(np.abs(matrix).max()) or 1.0
+    if float(matrix.min()) < 0:
+        return "RdBu_r", -bound, bound
+    return "viridis", 0.0, bound
+
+
+def draw_head(figure, axis, matrix, head, mixer, title, ylabel=True):
+    """One head's M̄ with its colour bar, its kind and its scores beneath."""
+    cmap, low, high = colour_scale(matrix)
+    image = axis.imshow(matrix, cmap=cmap, vmin=low, vmax=high)
+    figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
+    scores = f"d̄ {head.get('mean_distance', 0):.1f} · ι {head.get('iota', 0):.2f}"
+    if "gamma" in head and mixer != "attention":
+        scores += f" · γ {head['gamma']:.2f}"
+    axis.set_title(title, fontsize=9)
+    axis.set_xlabel(f"key position j\n{head.get('kind', '?')}: {scores}", fontsize=8)
+    if ylabel:
+        axis.set_ylabel("query position i", fontsize=8)
+    axis.tick_params(labelsize=7)
 
 
 def main():
@@ -40,29 +68,15 @@ def main():
                 continue
             head = layer["heads"][k]
             matrix = np.load(os.path.join(args.run, head["mean_M"]))
-            # M̄ of a softmax head lies in [0, 1]; a linear branch can be negative: a diverging
-            # map centred on 0 then.
-            low, high = float(matrix.min()), float(matrix.max())
-            if low < 0:
-                bound = max(-low, high)
-                image = axis.imshow(matrix, cmap="RdBu_r", vmin=-bound, vmax=bound)
-            else:
-                image = axis.imshow(matrix, cmap="viridis", vmin=0, vmax=high if high > 0 else 1)
-            figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
-            scores = f"d̄ {head.get('mean_distance', 0):.1f} · ι {head.get('iota', 0):.2f}"
-            if "gamma" in head and metrics.get("mixer") != "attention":
-                scores += f" · γ {head['gamma']:.2f}"
-            axis.set_title(f"block {l + 1}, head {k + 1}", fontsize=9)
-            axis.set_xlabel(f"key position j\n{head.get('kind', '?')}: {scores}", fontsize=8)
-            if k == 0:
-                axis.set_ylabel("query position i", fontsize=8)
-            axis.tick_params(labelsize=7)
-    title = f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄\nper block and head"
+            draw_head(figure, axis, matrix, head, metrics.get("mixer"),
+                      f"block {l + 1}, head {k + 1}", ylabel=k == 0)
+    title = (f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄ per block and head "
+             "(colour scale clipped at the 99th percentile below the diagonal)")
     if "validation_loss" in metrics:
-        title += f", validation loss {metrics['validation_loss']:.3f} nats/token"
+        title += f"\nvalidation loss {metrics['validation_loss']:.3f} nats/token"
     elif "test_mse" in metrics:
-        title += f", test MSE {metrics['test_mse']:.3f}"
-    figure.suptitle(title, fontsize=11)
+        title += f"\ntest MSE {metrics['test_mse']:.3f}"
+    figure.suptitle(title, fontsize=10)
     figure.tight_layout(rect=(0, 0, 1, 0.94))
     out = args.out or os.path.join(args.run, "heads")
     for extension in ("png", "svg"):
