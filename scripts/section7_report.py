@@ -69,11 +69,13 @@ def find_runs(root):
 
 
 def mean_std(values):
+    """Mean ± sample standard deviation (ddof 1, as section8_report.py); the value alone for
+    a single run."""
     values = [v for v in values if v is not None]
     if not values:
         return "–"
     a = np.array(values, dtype=float)
-    return f"{a.mean():.3f} ± {a.std():.3f}" if len(a) > 1 else f"{a[0]:.3f}"
+    return f"{a.mean():.3f} ± {a.std(ddof=1):.3f}" if len(a) > 1 else f"{a[0]:.3f}"
 
 
 def layers_of(run):
@@ -124,7 +126,7 @@ def table(runs):
     order = sorted(groups, key=lambda k: (KINDS.index(k[0]) if k[0] in KINDS else 99, k[1]))
     induction = [k for k in order if k[0] == "induction"]
     if induction:
-        lines += ["### induction (recall after a key)", "",
+        lines += ["### induction (recall after a key; mean ± sample std over seeds)", "",
                   "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
                   "blank η (ceiling) | blank routing (best layer) | per-layer verdict | "
                   "dominant offset | branch gain |",
@@ -149,7 +151,7 @@ def table(runs):
                 f"{blank_eta(m)} | "
                 f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
                 f"{gains} |")
-        lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
+        lines += ["", "Means ± sample standard deviation (ddof 1) over the seeds that did not diverge (test MSE ≤ 10× the best "
                   "fixed operator's); the verdicts, offsets and gains are those seeds' too. Blank "
                   "η: the optimum's blank-row MSE over the stack's; in brackets the in-class "
                   "ceiling, the best single dot-product softmax head on each row's previous row "
@@ -171,7 +173,7 @@ def table(runs):
         lines.append("")
     others = [k for k in order if k[0] != "induction"]
     if others:
-        lines += ["### Section 8 datasets in a stack", "",
+        lines += ["### Section 8 datasets in a stack (mean ± sample std over seeds)", "",
                   "| dataset | L | seeds | diverged | η | η_fix | per-layer verdict | "
                   "dominant offset | branch gain |", "|---|---|---|---|---|---|---|---|---|"]
         for key in others:
@@ -193,7 +195,8 @@ def table(runs):
                          f"{mean_std([x['eta'] for x in m])} "
                          f"| {mean_std([x['eta_fix'] for x in m])} | {verdicts} | {offsets} | "
                          f"{gains} |")
-        lines += ["", "Means ± std and counts over the seeds that did not diverge."]
+        lines += ["", "Means ± sample standard deviation (ddof 1) and counts over the seeds that did "
+                  "not diverge."]
     return "\n".join(lines)
 
 
@@ -395,7 +398,8 @@ def robustness(runs):
                   f"{', '.join(str(r['seed']) for r in blown)}; the lowest test MSE each reached "
                   f"before: " + ", ".join(f"s{k} {v:.3f}" if v is not None else f"s{k} none"
                                           for k, v in best.items()) + ").", "",
-                  "| L = " + str(depth) + " | seeds | test MSE | η | η_fix |",
+                  "| L = " + str(depth) + " (mean ± sample std over seeds) | seeds | test MSE | "
+                  "η | η_fix |",
                   "|---|---|---|---|---|"]
         def row(name, mses):
             mses = [m for m in mses if m is not None]
