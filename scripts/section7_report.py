@@ -127,7 +127,7 @@ def table(runs):
     induction = [k for k in order if k[0] == "induction"]
     if induction:
         lines += ["### induction (recall after a key; mean ± sample std over seeds)", "",
-                  "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
+                  "| L | seeds | success (η_fix ≥ 1.5; 95% Wilson interval) | diverged | test MSE | η | η_fix | blank MSE | "
                   "blank η (ceiling) | blank routing (best layer) | per-layer verdict | "
                   "dominant offset | branch gain |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -144,7 +144,7 @@ def table(runs):
                 f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
                 for l in range(depth))
             lines.append(
-                f"| {depth} | {len(everything)} | {wins}/{len(everything)} | {blown} | "
+                f"| {depth} | {len(everything)} | {rate(wins, len(everything))} | {blown} | "
                 f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
                 f"{mean_std([x['eta_fix'] for x in m])} | "
                 f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
