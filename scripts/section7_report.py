@@ -272,8 +272,8 @@ def figure(runs, depth, out_dir):
         return None
     best = min(group, key=lambda r: r["metrics"].get("test_mse", float("inf")))
     blown = [r["seed"] for r in group if diverged(r["metrics"])]
-    fig = plt.figure(figsize=(15, 3.9 * depth + 3.9))
-    grid = fig.add_gridspec(depth + 1, 3, height_ratios=[1.0] * depth + [0.85],
+    fig = plt.figure(figsize=(15, 3.4 * depth + 3.7))
+    grid = fig.add_gridspec(depth + 1, 3, height_ratios=[1.0] * depth + [0.9],
                             width_ratios=[1.0, 1.0, 1.1])
     config = best["config"]
     n = config["dataset"]["n"]
@@ -310,7 +310,9 @@ def figure(runs, depth, out_dir):
         steps, losses = read_curve(run)
         s = smooth(losses)
         eta_fix = run["metrics"]["eta_fix"]
-        ax.plot(steps[len(steps) - len(s):], s, lw=1.6 if eta_fix >= SUCCESS_ETA_FIX else 0.9,
+        # One colour per seed, the same in every figure (a diverged seed leaves its colour out).
+        ax.plot(steps[len(steps) - len(s):], s, color=plt.get_cmap("tab10")((run["seed"] - 1) % 10),
+                lw=1.6 if eta_fix >= SUCCESS_ETA_FIX else 0.9,
                 label=f"seed {run['seed']}: η_fix {eta_fix:.2f}" +
                       (" (layers above)" if run is best else ""))
     m = best["metrics"]
@@ -330,12 +332,14 @@ def figure(runs, depth, out_dir):
                  f"η_fix ≥ {SUCCESS_ETA_FIX})" +
                  (f"; not shown: diverged seed{'s' if len(blown) > 1 else ''} "
                   f"{', '.join(map(str, blown))}" if blown else ""), fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    ax.legend(fontsize=8, labelspacing=0.3, loc="upper left", bbox_to_anchor=(1.01, 1),
+              borderaxespad=0)
     chosen = (f", the lowest test MSE of {len(group)} seeds" if len(group) > 1 else "")
     fig.suptitle(
         f"Section 7, induction (n = {n}, d = {config['dataset']['d']}, σ = "
         f"{config['dataset']['noise']}; L = {depth}"
-        f"{' residual' if config['model'].get('residual') else ''} layers, D = "
+        f"{' residual' if config['model'].get('residual') else ''} "
+        f"layer{'s' if depth > 1 else ''}, D = "
         f"{config['model'].get('width', config['dataset']['d'])}, "
         f"{config['train']['steps']} steps): the layers of seed {best['seed']}{chosen}\n"
         f"η = {m['eta']:.3f}, η_fix = {m['eta_fix']:.2f}, blank MSE "
@@ -348,7 +352,10 @@ def figure(runs, depth, out_dir):
                title="row roles (strips beside each matrix; dashed: the two halves)",
                loc="upper center", bbox_to_anchor=(0.5, 1 - 0.55 / fig.get_figheight()),
                ncol=3, fontsize=8, title_fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.95 / fig.get_figheight()))
+    # Margins in inches (tight_layout misplaces the role strips' and colour bars' axes).
+    height = fig.get_figheight()
+    fig.subplots_adjust(left=0.07, right=0.83, bottom=0.6 / height, top=1 - 1.6 / height,
+                        hspace=0.6, wspace=0.3)
     paths = []
     for extension in ("png", "svg"):
         path = os.path.join(out_dir, f"fig_depth{depth}.{extension}")
