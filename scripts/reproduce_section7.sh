@@ -15,8 +15,9 @@
 #   runs/induction-L<L>-s<seed>/, runs/<kind>-L<L>-s<seed>/   the run folders
 #   runs.csv          every run's metrics (layerN.* per layer) and config
 #   table.md          per depth: success rate, η, η_fix, blank MSE, routing, verdicts, offsets
-#   fig_depth<L>.png  one row per layer: M̄_l, M_l(X) of one test sample, its diagonal-energy
-#                     profile; and the training curves (also .svg)
+#   fig_depth<L>.png  the best seed's layers, one row each: M̄_l, M_l(H_{l-1}) of one test sample
+#                     (key/value/blank rows marked), the diagonal-energy profile; and the
+#                     training curves of every seed that did not diverge (also .svg)
 #   logs/             one log per run
 #
 # Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue):
