@@ -15,12 +15,15 @@
 #   runs/induction-L<L>-s<seed>/, runs/<kind>-L<L>-s<seed>/   the run folders
 #   runs.csv          every run's metrics (layerN.* per layer) and config
 #   table.md          per depth: success rate, η, η_fix, blank MSE, routing, verdicts, offsets
-#   fig_depth<L>.png  one row per layer: M̄_l, M_l(X) of one test sample, its diagonal-energy
-#                     profile; and the training curves (also .svg)
+#   fig_depth<L>.png  the best seed's layers, one row each: M̄_l, M_l(H_{l-1}) of one test sample
+#                     (key/value/blank rows marked), the diagonal-energy profile; and the
+#                     training curves of every seed that did not diverge (also .svg)
 #   logs/             one log per run
 #
-# Complete runs are skipped and interrupted ones resumed (ufl train --continue): rerunning after
-# an interruption continues where it stopped (delete a run folder to redo it).
+# Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue):
+# rerunning after an interruption continues where it stopped (delete a run folder to redo it).
+# A run the trainer stops as diverged (exit 3, docs/running.md) is a result, counted in the
+# table; any other failing run makes the script exit 1 before the report.
 #
 # Env:
 #   JOBS=N             parallel runs (default: nproc); each run uses one thread
@@ -63,7 +66,8 @@ total=0
 add_run() {
   local name=$1 config=$2 seed=$3 depth=$4 run=$results/runs/$1
   total=$((total + 1))
-  grep -qs '"status": "complete"' "$run/manifest.json" && return 0
+  # A complete or diverged run is a result: skip it.
+  grep -qsE '"status": "(complete|diverged)"' "$run/manifest.json" && return 0
   # D = 2d: the stream has room for a copy of each row's neighbour (the recall circuit's layer 1).
   # UFL_EXTRA_ARGS is split on spaces on purpose (several flags in one variable).
   printf 'OMP_NUM_THREADS=1 %q train %q --seed %q --set model.depth=%q --set model.residual=true --set model.width=32 --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
@@ -84,13 +88,16 @@ for depth in 3 2; do
   done
 done
 todo=$(wc -l < "$list")
-echo "section 7: $total runs, $((total - todo)) already complete, training $todo with $jobs parallel jobs"
+echo "section 7: $total runs, $((total - todo)) already done (complete or diverged), training $todo with $jobs parallel jobs"
 start=$SECONDS
-xargs -r -d '\n' -n 1 -P "$jobs" bash -c < "$list" || {
+# A diverged run (exit 3) is a result, not a failure of the script: it is counted in the table.
+xargs -r -d '\n' -n 1 -P "$jobs" bash -c 'bash -c "$0"; code=$?; [ $code = 0 ] || [ $code = 3 ]' \
+  < "$list" || {
   echo "some runs failed; see $results/logs/ (rerun this script to retry only those)" >&2
   exit 1
 }
-echo "trained $todo runs in $((SECONDS - start)) s"
+echo "trained $todo runs in $((SECONDS - start)) s" \
+     "($(grep -lsE '"status": "diverged"' "$results"/runs/*/manifest.json | wc -l) of $total diverged)"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/section7_report.py" "$results/runs" "$results"

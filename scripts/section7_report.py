@@ -21,6 +21,10 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+    from mpl_toolkits.axes_grid1 import make_axes_locatable
 except ImportError as e:
     sys.exit(f"section7_report.py needs numpy and matplotlib ({e}); run it with /usr/bin/python3 "
              f"(bash scripts/install_deps.sh installs them).")
@@ -69,11 +73,13 @@ def find_runs(root):
 
 
 def mean_std(values):
+    """Mean ± sample standard deviation (ddof 1, as section8_report.py); the value alone for
+    a single run."""
     values = [v for v in values if v is not None]
     if not values:
         return "–"
     a = np.array(values, dtype=float)
-    return f"{a.mean():.3f} ± {a.std():.3f}" if len(a) > 1 else f"{a[0]:.3f}"
+    return f"{a.mean():.3f} ± {a.std(ddof=1):.3f}" if len(a) > 1 else f"{a[0]:.3f}"
 
 
 def layers_of(run):
@@ -124,8 +130,8 @@ def table(runs):
     order = sorted(groups, key=lambda k: (KINDS.index(k[0]) if k[0] in KINDS else 99, k[1]))
     induction = [k for k in order if k[0] == "induction"]
     if induction:
-        lines += ["### induction (recall after a key)", "",
-                  "| L | seeds | success (η_fix ≥ 1.5) | diverged | test MSE | η | η_fix | blank MSE | "
+        lines += ["### induction (recall after a key; mean ± sample std over seeds)", "",
+                  "| L | seeds | success (η_fix ≥ 1.5; 95% Wilson interval) | diverged | test MSE | η | η_fix | blank MSE | "
                   "blank η (ceiling) | blank routing (best layer) | per-layer verdict | "
                   "dominant offset | branch gain |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -142,14 +148,14 @@ def table(runs):
                 f"{l + 1}: " + mean_std([layers_of(r)[l]["branch_gain"] for r in group])
                 for l in range(depth))
             lines.append(
-                f"| {depth} | {len(everything)} | {wins}/{len(everything)} | {blown} | "
+                f"| {depth} | {len(everything)} | {rate(wins, len(everything))} | {blown} | "
                 f"{mean_std([x['test_mse'] for x in m])} | {mean_std([x['eta'] for x in m])} | "
                 f"{mean_std([x['eta_fix'] for x in m])} | "
                 f"{mean_std([x.get('row_mse', {}).get('blank') for x in m])} | "
                 f"{blank_eta(m)} | "
                 f"{mean_std([best_blank_routing(x) for x in m])} | {verdicts} | {offsets} | "
                 f"{gains} |")
-        lines += ["", "Means ± std over the seeds that did not diverge (test MSE ≤ 10× the best "
+        lines += ["", "Means ± sample standard deviation (ddof 1) over the seeds that did not diverge (test MSE ≤ 10× the best "
                   "fixed operator's); the verdicts, offsets and gains are those seeds' too. Blank "
                   "η: the optimum's blank-row MSE over the stack's; in brackets the in-class "
                   "ceiling, the best single dot-product softmax head on each row's previous row "
@@ -171,7 +177,7 @@ def table(runs):
         lines.append("")
     others = [k for k in order if k[0] != "induction"]
     if others:
-        lines += ["### Section 8 datasets in a stack", "",
+        lines += ["### Section 8 datasets in a stack (mean ± sample std over seeds)", "",
                   "| dataset | L | seeds | diverged | η | η_fix | per-layer verdict | "
                   "dominant offset | branch gain |", "|---|---|---|---|---|---|---|---|---|"]
         for key in others:
@@ -193,7 +199,8 @@ def table(runs):
                          f"{mean_std([x['eta'] for x in m])} "
                          f"| {mean_std([x['eta_fix'] for x in m])} | {verdicts} | {offsets} | "
                          f"{gains} |")
-        lines += ["", "Means ± std and counts over the seeds that did not diverge."]
+        lines += ["", "Means ± sample standard deviation (ddof 1) and counts over the seeds that did "
+                  "not diverge."]
     return "\n".join(lines)
 
 
@@ -215,15 +222,62 @@ def smooth(values, window=100):
     return np.convolve(values, kernel, mode="valid")
 
 
+ROLE_COLOURS = {"k": "tab:green", "v": "tab:purple", "b": "tab:red"}
+ROLE_NAMES = {"k": "key", "v": "value", "b": "blank"}
+
+
+def row_roles(n):
+    """Each position's role in an induction sample (docs/section7.md §2): (key, value) pairs in
+    the first half, (key, blank) pairs in the second."""
+    return ["k" if i % 2 == 0 else ("v" if i < n // 2 else "b") for i in range(n)]
+
+
+def matrix_panel(fig, ax, matrix, roles, title, colour_label):
+    """A heat map of an n×n mixing matrix with each position's role as a coloured strip on both
+    axes (left: the output row i, below: the input row j) and the two halves of the sample
+    divided by dashed lines."""
+    n = len(roles)
+    divider = make_axes_locatable(ax)
+    left = divider.append_axes("left", size="4%", pad=0.03)
+    below = divider.append_axes("bottom", size="4%", pad=0.03)
+    cax = divider.append_axes("right", size="5%", pad=0.1)
+    limit = np.abs(matrix).max() or 1.0
+    im = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    ax.axvline(n / 2 - 0.5, color="0.35", lw=0.7, ls="--")
+    ax.axhline(n / 2 - 0.5, color="0.35", lw=0.7, ls="--")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=9)
+    codes = np.array(["kvb".index(r) for r in roles])
+    roles_map = ListedColormap([ROLE_COLOURS[r] for r in "kvb"])
+    ticks = list(range(0, n, 8)) + [n - 1]
+    left.imshow(codes[:, None], cmap=roles_map, vmin=0, vmax=2, aspect="auto")
+    left.set_xticks([])
+    left.set_yticks(ticks)
+    left.set_ylabel("output position i", fontsize=8)
+    below.imshow(codes[None, :], cmap=roles_map, vmin=0, vmax=2, aspect="auto")
+    below.set_yticks([])
+    below.set_xticks(ticks)
+    below.set_xlabel("input position j", fontsize=8)
+    fig.colorbar(im, cax=cax).set_label(colour_label, fontsize=8)
+
+
 def figure(runs, depth, out_dir):
+    """Figure of depth L: one row per layer of the induction seed with the lowest test MSE
+    (M̄_l, M_l of test sample 1, the diagonal-energy profile), then the training curves of every
+    seed that did not diverge."""
     group = sorted((r for r in runs if r["kind"] == "induction" and r["depth"] == depth),
                    key=lambda r: r["seed"])
     if not group:
         return None
     best = min(group, key=lambda r: r["metrics"].get("test_mse", float("inf")))
     blown = [r["seed"] for r in group if diverged(r["metrics"])]
-    fig, axes = plt.subplots(depth + 1, 3, figsize=(14, 3.9 * (depth + 1)), squeeze=False)
-    n = best["config"]["dataset"]["n"]
+    fig = plt.figure(figsize=(15, 3.4 * depth + 3.7))
+    grid = fig.add_gridspec(depth + 1, 3, height_ratios=[1.0] * depth + [0.9],
+                            width_ratios=[1.0, 1.0, 1.1])
+    config = best["config"]
+    n = config["dataset"]["n"]
+    roles = row_roles(n)
     for l in range(depth):
         # A run of depth 1 keeps the single layer's file names (no layer1/ folder).
         folder = os.path.join(best["dir"], f"layer{l + 1}") if depth > 1 else best["dir"]
@@ -231,58 +285,77 @@ def figure(runs, depth, out_dir):
         mean = np.load(os.path.join(folder, "M_mean.npy"))
         sample = np.load(os.path.join(folder, "M.npy"))[0]
         energy = np.array(layer["diagonal_energy"])
-        title = (f"layer {l + 1}: {layer['verdict']}, offset {layer['dominant_offset']:+d}, "
-                 f"gain {layer['branch_gain']:.2f}")
-        # Row roles (docs/section7.md §2): key and value pairs in the first half, key and blank
-        # in the second; marked on both axes so a reader can see which rows route where.
-        roles = ["k" if i % 2 == 0 else ("v" if i < n // 2 else "b") for i in range(n)]
-        role_colour = {"k": "tab:green", "v": "tab:purple", "b": "tab:red"}
-        for ax, matrix, name in ((axes[l][0], mean, r"$\bar{M}_%d$" % (l + 1)),
-                                 (axes[l][1], sample, r"$M_%d(X)$, test sample 1" % (l + 1))):
-            limit = np.abs(matrix).max() or 1.0
-            im = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-            ax.set_title(f"{name}\n{title}" if ax is axes[l][0] else
-                         f"{name}\nrows: k key, v value, b blank")
-            ax.set_yticks(range(n), roles, fontsize=5)
-            ax.set_xticks(range(n), roles, fontsize=5)
-            for tick, role in zip(ax.get_yticklabels(), roles):
-                tick.set_color(role_colour[role])
-            for tick, role in zip(ax.get_xticklabels(), roles):
-                tick.set_color(role_colour[role])
-            ax.set_xlabel("position j (input row)", fontsize=8)
-            ax.set_ylabel("position i (output row)", fontsize=8)
-            fig.colorbar(im, ax=ax, fraction=0.046, label="entry")
+        about = (f"layer {l + 1}: {layer['verdict']}, dominant offset "
+                 f"{layer['dominant_offset']:+d}, branch gain {layer['branch_gain']:.2f}\n"
+                 f"ι = {layer['iota']:.2f}, blanks routed {layer.get('blank_routing', 0):.2f}")
+        applied_to = "X" if l == 0 else f"H_{l}"
+        matrix_panel(fig, fig.add_subplot(grid[l, 0]), mean, roles,
+                     r"$\bar{M}_%d$ (mean over the test set)" % (l + 1) + "\n" + about,
+                     "mean weight (dimensionless)")
+        matrix_panel(fig, fig.add_subplot(grid[l, 1]), sample, roles,
+                     r"$M_%d(%s)$ of test sample 1" % (l + 1, applied_to) + "\n" + about,
+                     "weight (dimensionless)")
+        ax = fig.add_subplot(grid[l, 2])
         offsets = np.arange(-(n - 1), n)
-        axes[l][2].bar(offsets, energy, width=1.0, color="tab:blue")
-        axes[l][2].set_xlabel("diagonal offset j − i")
-        axes[l][2].set_ylabel(r"share of $\|\bar{M}_%d\|^2$" % (l + 1))
-        axes[l][2].set_title(f"layer {l + 1}: diagonal energy\n(offset −1, the previous "
-                             f"position: {energy[n - 2]:.2f})", fontsize=9)
-    ax = axes[depth][0]
+        colours = ["tab:orange" if o == -1 else "tab:blue" for o in offsets]
+        ax.bar(offsets, energy, width=1.0, color=colours)
+        ax.set_xlabel("diagonal offset j − i (positions)", fontsize=8)
+        ax.set_ylabel(r"share of $\|\bar{M}_%d\|_F^2$ (fraction)" % (l + 1), fontsize=8)
+        ax.set_title(f"layer {l + 1}: energy on each diagonal\n(orange: offset −1, the previous "
+                     f"position, {energy[n - 2]:.2f})", fontsize=9)
+    ax = fig.add_subplot(grid[depth, :])
     for run in group:
         if diverged(run["metrics"]):
             continue  # listed in the table; its curve would hide the others
         steps, losses = read_curve(run)
         s = smooth(losses)
-        ax.plot(steps[len(steps) - len(s):], s, lw=1,
-                label=f"seed {run['seed']}" + (" (shown)" if run is best else ""))
-    ax.axhline(best["metrics"]["fixed_mse"], color="k", ls="--", lw=1, label="best fixed")
-    ax.axhline(best["metrics"]["optimal_mse"], color="k", ls=":", lw=1, label="optimum")
+        eta_fix = run["metrics"]["eta_fix"]
+        # One colour per seed, the same in every figure (a diverged seed leaves its colour out).
+        ax.plot(steps[len(steps) - len(s):], s, color=plt.get_cmap("tab10")((run["seed"] - 1) % 10),
+                lw=1.6 if eta_fix >= SUCCESS_ETA_FIX else 0.9,
+                label=f"seed {run['seed']}: η_fix {eta_fix:.2f}" +
+                      (" (layers above)" if run is best else ""))
+    m = best["metrics"]
+    ax.axhline(m["fixed_mse"], color="k", ls="--", lw=1,
+               label=f"best fixed operator (test {m['fixed_mse']:.3f})")
+    ax.axhline(m["optimal_mse"], color="k", ls=":", lw=1,
+               label=f"optimum (test {m['optimal_mse']:.3f})")
     ax.set_xlabel("training step")
     ax.set_yscale("log")
-    ax.set_ylabel("training MSE\n(running mean of 100 steps)")
-    ax.set_title(f"induction, L = {depth}: training curves" +
-                 (f"\n(not shown: diverged seeds {', '.join(map(str, blown))})" if blown else ""))
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
-    m = best["metrics"]
-    chosen = (f" (the lowest test MSE of {len(group)} seeds)" if len(group) > 1 else "")
-    fig.suptitle(f"Section 7, induction, L = {depth}: the layers of seed {best['seed']}{chosen}: "
-                 f"η = {m['eta']:.3f}, "
-                 f"η_fix = {m['eta_fix']:.2f}, blank MSE "
-                 f"{m.get('row_mse', {}).get('blank', float('nan')):.3f}", fontsize=11)
-    for ax in axes[depth][1:]:
-        ax.axis("off")
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    low, high = ax.get_ylim()
+    ax.set_yticks([t for t in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0)
+                   if low <= t <= high])
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylabel("training MSE (minibatch,\nrunning mean of 100 steps)")
+    ax.set_title(f"induction, L = {depth}: training curves of every seed (thick: success, "
+                 f"η_fix ≥ {SUCCESS_ETA_FIX})" +
+                 (f"; not shown: diverged seed{'s' if len(blown) > 1 else ''} "
+                  f"{', '.join(map(str, blown))}" if blown else ""), fontsize=10)
+    ax.legend(fontsize=8, labelspacing=0.3, loc="upper left", bbox_to_anchor=(1.01, 1),
+              borderaxespad=0)
+    chosen = (f", the lowest test MSE of {len(group)} seeds" if len(group) > 1 else "")
+    fig.suptitle(
+        f"Section 7, induction (n = {n}, d = {config['dataset']['d']}, σ = "
+        f"{config['dataset']['noise']}; L = {depth}"
+        f"{' residual' if config['model'].get('residual') else ''} "
+        f"layer{'s' if depth > 1 else ''}, D = "
+        f"{config['model'].get('width', config['dataset']['d'])}, "
+        f"{config['train']['steps']} steps): the layers of seed {best['seed']}{chosen}\n"
+        f"η = {m['eta']:.3f}, η_fix = {m['eta_fix']:.2f}, blank MSE "
+        f"{m.get('row_mse', {}).get('blank', float('nan')):.3f} (optimum "
+        f"{m.get('optimal_row_mse', {}).get('blank', float('nan')):.3f}, best fixed operator "
+        f"{m.get('fixed_row_mse', {}).get('blank', float('nan')):.3f})", fontsize=11,
+        y=1 - 0.1 / fig.get_figheight(), va="top")
+    fig.legend(handles=[Patch(color=ROLE_COLOURS[r], label=f"{r}: {ROLE_NAMES[r]}")
+                        for r in "kvb"],
+               title="row roles (strips beside each matrix; dashed: the two halves)",
+               loc="upper center", bbox_to_anchor=(0.5, 1 - 0.55 / fig.get_figheight()),
+               ncol=3, fontsize=8, title_fontsize=8, frameon=False)
+    # Margins in inches (tight_layout misplaces the role strips' and colour bars' axes).
+    height = fig.get_figheight()
+    fig.subplots_adjust(left=0.07, right=0.83, bottom=0.6 / height, top=1 - 1.6 / height,
+                        hspace=0.6, wspace=0.3)
     paths = []
     for extension in ("png", "svg"):
         path = os.path.join(out_dir, f"fig_depth{depth}.{extension}")
@@ -395,7 +468,8 @@ def robustness(runs):
                   f"{', '.join(str(r['seed']) for r in blown)}; the lowest test MSE each reached "
                   f"before: " + ", ".join(f"s{k} {v:.3f}" if v is not None else f"s{k} none"
                                           for k, v in best.items()) + ").", "",
-                  "| L = " + str(depth) + " | seeds | test MSE | η | η_fix |",
+                  "| L = " + str(depth) + " (mean ± sample std over seeds) | seeds | test MSE | "
+                  "η | η_fix |",
                   "|---|---|---|---|---|"]
         def row(name, mses):
             mses = [m for m in mses if m is not None]
