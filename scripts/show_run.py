@@ -14,12 +14,15 @@ import csv
 import json
 import math
 import os
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.colors as colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def read_json(path):
@@ -55,52 +58,78 @@ def load(run, name):
     return np.load(path) if os.path.isfile(path) else None
 
 
-def show_matrix(figure, axis, matrix, title):
-    low, high = float(matrix.min()), float(matrix.max())
-    if low < 0 < high:
-        bound = max(-low, high)
-        image = axis.imshow(matrix, cmap="RdBu_r", vmin=-bound, vmax=bound)
-    else:
-        image = axis.imshow(matrix, cmap="viridis")
-    figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
+def bound_of(*matrices):
+    """The largest |entry| of the matrices: one symmetric colour scale for all of them."""
+    values = [float(np.abs(m).max()) for m in matrices if m is not None and m.size]
+    return max(values + [1e-12])
+
+
+def show_matrix(figure, axis, matrix, title, bound=None, colorbar=True):
+    """M (n×n) in one diverging map centred on 0, so that a colour means the same value and sign
+    in every panel that shares `bound`."""
+    bound = bound or bound_of(matrix)
+    image = axis.imshow(matrix, cmap="RdBu_r", vmin=-bound, vmax=bound)
+    if colorbar:
+        bar = figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
+        bar.set_label("entry $M_{ij}$", fontsize=7)
+        bar.ax.tick_params(labelsize=7)
     axis.set_title(title, fontsize=9)
-    axis.set_xlabel("position j", fontsize=8)
-    axis.set_ylabel("position i", fontsize=8)
+    axis.set_xlabel("position j (input)", fontsize=8)
+    axis.set_ylabel("position i (output)", fontsize=8)
     axis.tick_params(labelsize=7)
+    return image
 
 
-def plot_loss(axis, loss, header, bits):
+def legend_below(axis, columns=2, gap=0.2):
+    """The legend under the axes (`gap` of their height below), off the data."""
+    axis.legend(fontsize=7, ncol=columns, loc="upper center", bbox_to_anchor=(0.5, -gap),
+                frameon=False)
+
+
+# loss.csv's held-out column (its sixth) as a legend says it.
+HELD_OUT = {"test_mse": "test MSE", "val_loss": "validation loss"}
+
+
+def plot_loss(axis, loss, header, bits, gap=0.2):
     """The training loss per step and the held-out metric at its evaluations, log scale."""
     if not loss:
         axis.text(0.5, 0.5, "no loss.csv", ha="center", va="center")
         axis.axis("off")
         return
     steps = loss["step"]
-    axis.plot(steps, loss["loss"], lw=0.8, label="training loss")
+    axis.plot(steps, loss["loss"], lw=0.8, label="training loss (minibatch, with the penalty)")
     metric = header[5] if len(header) > 5 else None
-    if metric and metric in loss:
+    if metric and metric in loss and not np.isnan(loss[metric]).all():
         held_out = ~np.isnan(loss[metric])
         axis.plot(steps[held_out], loss[metric][held_out], "o-", ms=2.5, lw=1,
-                  label=metric.replace("_", " "))
+                  label=HELD_OUT.get(metric, metric.replace("_", " ")))
     finite = loss["loss"][np.isfinite(loss["loss"])]
     # A log scale where the loss spans more than a decade or so (denoising from ~3 to ~0.1).
     if finite.size and finite.min() > 0 and finite.max() > 20 * finite.min():
         axis.set_yscale("log")
     axis.set_xlabel("step", fontsize=8)
-    axis.set_ylabel("nats per token" if bits else "loss", fontsize=8)
-    axis.set_title("loss", fontsize=9)
-    axis.legend(fontsize=7)
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.set_ylabel("loss (nats per token)" if bits else "loss (mean squared error)", fontsize=8)
+    axis.set_title("loss during training", fontsize=9)
+    legend_below(axis, 1, gap)
     axis.tick_params(labelsize=7)
 
 
 def plot_spectra(axis, spectra):
-    for label, values in spectra:
-        if values is not None:
-            axis.semilogy(np.arange(1, len(values) + 1), np.maximum(values, 1e-12), ".-", ms=3,
-                          lw=0.8, label=label)
-    axis.set_title("singular values", fontsize=9)
-    axis.set_xlabel("index", fontsize=8)
-    axis.legend(fontsize=7)
+    """Singular values, largest first, log scale; those below 10⁻⁶ of the largest (zero up to
+    rounding) at the axis' floor, so that they do not stretch it over twenty decades."""
+    present = [(label, values) for label, values in spectra if values is not None and values.size]
+    top = max([float(values.max()) for _, values in present] + [1e-300])
+    floor = 1e-6 * top
+    for label, values in present:
+        axis.semilogy(np.arange(1, len(values) + 1), np.maximum(values, floor), ".-", ms=3,
+                      lw=0.8, label=label)
+    lowest = min([float(np.maximum(values, floor).min()) for _, values in present] + [top])
+    axis.set_ylim(lowest / 2, top * 2)
+    axis.set_title("singular values (below $10^{-6}\\sigma_1$: at the floor)", fontsize=9)
+    axis.set_xlabel("index k (largest first)", fontsize=8)
+    axis.set_ylabel("singular value $\\sigma_k$", fontsize=8)
+    legend_below(axis, 3)
     axis.tick_params(labelsize=7)
 
 
@@ -115,7 +144,8 @@ def plot_trajectory(axis, trajectory):
     axis.set_ylim(-0.05, 1.05)
     axis.set_title(r"scores of $\bar{M}$ during training", fontsize=9)
     axis.set_xlabel("step", fontsize=8)
-    axis.legend(fontsize=7, ncol=3)
+    axis.set_ylabel("score, and the gate γ (0 to 1)", fontsize=8)
+    legend_below(axis, 6)
     axis.tick_params(labelsize=7)
 
 
@@ -123,32 +153,33 @@ def title_of(run, config, manifest, metrics):
     dataset, layer = config.get("dataset", {}), config.get("layer", {})
     model = config.get("model", {})
     depth = model.get("depth", 1)
-    what = f"{dataset.get('kind', '?')}, {layer.get('mixer', '?')}"
-    if depth > 1 or model.get("block", "mixer") != "mixer":
-        what += f", {depth} {model.get('block', 'mixer')} blocks"
+    what = f"{dataset.get('kind', '?')} data, {layer.get('mixer', '?')} mixer"
+    if depth > 1 or "heads" in layer:
+        what += f", {depth} {model.get('block', 'mixer')} block{'s' if depth > 1 else ''}"
     status = manifest.get("status", "?")
-    line = f"{os.path.basename(os.path.normpath(run))}: {what} — {status}"
+    line = f"run {os.path.basename(os.path.normpath(run))}: {what} — {status}"
     if "verdict" in metrics:
-        line += f", verdict {metrics['verdict']}" + (" (emerged)" if metrics.get("emerged") else
+        line += f"; verdict {metrics['verdict']}" + (" (emerged)" if metrics.get("emerged") else
                                                      " (not emerged)")
         if "eta" in metrics:
             line += f", η {metrics['eta']:.3f}"
     elif "layer_verdicts" in metrics:
-        line += ", layers: " + " → ".join(map(str, metrics["layer_verdicts"]))
+        line += "; layers became " + " → ".join(map(str, metrics["layer_verdicts"]))
     elif "validation_loss" in metrics:
-        line += (f", validation {metrics['validation_loss']:.3f} nats "
+        line += (f"; validation loss {metrics['validation_loss']:.3f} nats per token "
                  f"({metrics.get('validation_bits', math.nan):.3f} bits)")
     elif status == "diverged":
-        line += f"\n{manifest.get('error', '')}"
+        line += "\n" + textwrap.fill(manifest.get("error", ""), 72)
     return line
 
 
 def single_layer(figure, run, loss, header, trajectory):
     axes = figure.subplots(2, 3)
     mean, optimum = load(run, "M_mean.npy"), load(run, "M_optimal.npy")
-    show_matrix(figure, axes[0][0], mean, r"$\bar{M}$ (learned, mean over the test set)")
+    bound = bound_of(mean, optimum)  # one scale: the two are compared side by side
+    show_matrix(figure, axes[0][0], mean, r"$\bar{M}$ (learned, mean over the test set)", bound)
     if optimum is not None:
-        show_matrix(figure, axes[0][1], optimum, r"$M^*$ (the optimum)")
+        show_matrix(figure, axes[0][1], optimum, r"$M^*$ (the optimum)", bound)
     else:
         axes[0][1].axis("off")
     plot_spectra(axes[0][2], [(r"$\bar{M}$", load(run, "M_mean_singular_values.npy")),
@@ -191,20 +222,32 @@ def stack(figure, run, metrics, loss, header, depth):
 def token_run(figure, run, metrics, loss, header):
     layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
     heads = max((len(layer["heads"]) for layer in layers), default=0)
-    grid = figure.add_gridspec(max(len(layers), 1), 1 + max(heads, 1),
-                               width_ratios=[2.2] + [1] * max(heads, 1))
-    plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True)
+    grid = figure.add_gridspec(max(len(layers), 1), 2 + max(heads, 1),
+                               width_ratios=[2.2] + [1] * max(heads, 1) + [0.08])
+    plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True, 0.2 / max(len(layers), 1))
+    matrices = [[load(run, head.get("mean_M", "")) for head in layer["heads"]] for layer in layers]
+    # One colour scale for every head, so that heads compare; symmetric-log, since a causal
+    # head's weights run from ~1 on the first rows to ~1/n on the last.
+    bound = bound_of(*[m for row in matrices for m in row])
+    norm = colors.SymLogNorm(linthresh=1e-2 * bound, vmin=-bound, vmax=bound, base=10)
+    image = None
     for l, layer in enumerate(layers):
         for k, head in enumerate(layer["heads"]):
             axis = figure.add_subplot(grid[l, 1 + k])
-            matrix = load(run, head.get("mean_M", ""))
+            matrix = matrices[l][k]
             if matrix is None:
                 axis.axis("off")
                 continue
-            show_matrix(figure, axis, matrix, f"block {l + 1}, head {k + 1}: {head.get('kind', '?')}")
-            axis.set_xlabel(f"key j · d̄ {head.get('mean_distance', 0):.1f} · "
+            image = axis.imshow(matrix, cmap="RdBu_r", norm=norm)
+            axis.set_title(f"block {l + 1}, head {k + 1}: {head.get('kind', '?')}", fontsize=8)
+            axis.set_xlabel(f"key position j\nd̄ {head.get('mean_distance', 0):.1f} · "
                             f"ι {head.get('iota', 0):.2f}", fontsize=7)
-            axis.set_ylabel("query i", fontsize=7)
+            axis.set_ylabel("query position i", fontsize=7)
+            axis.tick_params(labelsize=6)
+    if image is not None:
+        bar = figure.colorbar(image, cax=figure.add_subplot(grid[:, -1]))
+        bar.set_label(r"entry of the head's $\bar{M}$ (symmetric log scale)", fontsize=8)
+        bar.ax.tick_params(labelsize=7)
 
 
 def main():
@@ -225,7 +268,10 @@ def main():
     if tokens and complete:
         heads = max((len(layer.get("heads", [])) for layer in metrics.get("layers", [])), default=1)
         blocks = max(len(metrics.get("layers", [])), 1)
-        figure = plt.figure(figsize=(4.5 + 2.6 * heads, max(3.2, 2.6 * blocks) + 0.8))
+        # Constrained layout: a grid of heads with one colour bar and the loss beside it, which
+        # tight_layout packs onto each other.
+        figure = plt.figure(figsize=(5.0 + 2.6 * heads, max(3.6, 2.8 * blocks) + 1.0),
+                            layout="constrained")
         token_run(figure, run, metrics, loss, header)
         text_axis = None
     elif complete and depth > 1:
@@ -254,7 +300,8 @@ def main():
         text_axis.text(0.02, 0.98, "\n".join(lines), va="top", ha="left", fontsize=10,
                        linespacing=1.5, transform=text_axis.transAxes)
     figure.suptitle(title_of(run, config, manifest, metrics), fontsize=11)
-    figure.tight_layout(rect=(0, 0, 1, 0.95))
+    if figure.get_layout_engine() is None:
+        figure.tight_layout(rect=(0, 0, 1, 0.95))
     out = args.out or os.path.join(run, "summary.png")
     temporary = os.path.join(os.path.dirname(out) or ".", f".{os.path.basename(out)}.{os.getpid()}.png")
     try:

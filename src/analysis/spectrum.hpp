@@ -17,7 +17,7 @@ struct Spectrum {
   Eigen::MatrixXd right_vectors;    // V, cols×cols; column j belongs to singular_values(j)
 };
 
-// Full classical SVD (Eigen BDCSVD, full U and V), sorted descending.
+// Full classical SVD (Eigen JacobiSVD, full U and V), sorted descending.
 Spectrum spectrum_of(const Eigen::MatrixXd& M);
 
 // Singular values only (descending), cheaper when the vectors are not needed.

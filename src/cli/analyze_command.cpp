@@ -68,14 +68,14 @@ int run_analyze(const AnalyzeArguments& arguments) {
       // A run still training has no folder yet, only its staging folder and its lock: say who
       // holds it rather than that it is not a run (RunGuard throws "in use by process N").
       if (fs::exists(io::RunLock::lock_path(run), ignored)) {
-        const RunGuard in_use(run);
+        const RunGuard in_use(run, RunGuard::Use::kExisting);
       }
       throw BadInput(run.string() +
                      " is not a run folder (no config.json or manifest.json); pass a folder "
                      "written by 'ufl train'");
     }
     // Not while another process trains (or resumes) this run.
-    const RunGuard guard(run);
+    const RunGuard guard(run, RunGuard::Use::kExisting);
     for (const std::string& assignment : arguments.overrides)
       if (assignment.rfind("analysis.", 0) != 0)
         throw BadInput(

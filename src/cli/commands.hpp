@@ -19,6 +19,7 @@ struct GenerateArguments {
   std::string config_path, out;
   std::vector<std::string> overrides;
   bool force = false;
+  bool quiet = false;
 };
 
 struct AnalyzeArguments {

@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
       ->check(seed_check())
       ->type_name("N");
   generate_command->add_flag("--force,-f", generate.force, "Replace an existing dataset folder");
+  generate_command->add_flag("--quiet,-q", generate.quiet, "Only warnings and errors");
   int generate_threads = 0;
   generate_command
       ->add_option("--threads,-j", generate_threads,
@@ -273,7 +274,7 @@ int main(int argc, char** argv) {
     return run_train(train);
   }
   if (generate_command->parsed()) {
-    setup_logging(false);
+    setup_logging(generate.quiet);
     if (!generate_seed.empty()) generate.overrides.push_back("seed=" + generate_seed);
     set_threads(generate_threads);
     return run_generate(generate);

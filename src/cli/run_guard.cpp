@@ -6,11 +6,14 @@
 
 namespace ufl::cli {
 
-RunGuard::RunGuard(const std::filesystem::path& folder) {
+RunGuard::RunGuard(const std::filesystem::path& folder, Use use) {
   try {
     lock_ = std::make_unique<io::RunLock>(folder);
+  } catch (const io::RunLocked& error) {
+    throw BadInput(std::string(error.what()) +
+                   (use == Use::kOutput ? ", or choose another --out" : ""));
   } catch (const io::IoError& error) {
-    throw BadInput(error.what());  // a folder in use, or an unwritable --out, is the user's to fix
+    throw BadInput(error.what());  // an unwritable folder is the user's to fix
   }
   stale_ = io::stale_staging_folders(folder);
 }

@@ -13,8 +13,11 @@ namespace ufl::cli {
 
 class RunGuard {
  public:
+  // What the command does with the folder: writes it (train, generate: the folder is their
+  // --out, so another --out is a way out) or works on the run that is there (analyze, show).
+  enum class Use { kOutput, kExisting };
   // Throws BadInput when another process holds the lock or the lock cannot be created.
-  explicit RunGuard(const std::filesystem::path& folder);
+  explicit RunGuard(const std::filesystem::path& folder, Use use = Use::kOutput);
 
   // The staging folders of dead processes, found when the lock was taken.
   const std::vector<io::StaleStaging>& stale() const { return stale_; }

@@ -17,7 +17,9 @@
 #include "cli/run_guard.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
+#include "model/block.hpp"
 #include "results/figures.hpp"
+#include "task/registry.hpp"
 
 namespace ufl::cli {
 namespace {
@@ -116,12 +118,20 @@ int run_show(const ShowArguments& arguments) {
     // What the run is and how far it got.
     std::string what =
         task + " on " + dataset.value("kind", "?") + " (n " + number(dataset, "n", "{:.0f}");
-    if (dataset.contains("d")) what += ", d " + number(dataset, "d", "{:.0f}");
+    // Token data have a vocabulary, not d channels (config.json holds dataset.d all the same).
+    const task::TaskRecord* record = task::find_task(task);
+    if (record != nullptr && record->tokens) {
+      if (metrics.contains("vocab")) what += ", vocabulary " + number(metrics, "vocab", "{:.0f}");
+    } else if (dataset.contains("d")) {
+      what += ", d " + number(dataset, "d", "{:.0f}");
+    }
     what += "), " + config.value("layer", json::object()).value("mixer", std::string("?"));
     const int depth = model.value("depth", 1);
-    if (model.value("block", std::string("mixer")) != "mixer" || depth > 1)
-      what += ", " + std::to_string(depth) + " " + model.value("block", std::string("mixer")) +
-              " block" + (depth == 1 ? "" : "s") + " of width " + number(model, "width", "{:.0f}");
+    const std::string block = model.value("block", std::string("mixer"));
+    const model::BlockKind* kind = model::find_block_kind(block);
+    if (depth > 1 || (kind != nullptr && kind->has_heads))
+      what += ", " + std::to_string(depth) + " " + block + " block" + (depth == 1 ? "" : "s") +
+              " of width " + number(model, "width", "{:.0f}");
     const int steps = config.value("train", json::object()).value("steps", 0);
     const int done = manifest.value("steps_done", metrics.value("steps_done", 0));
     std::cout << run.string() << ": " << status << ", " << what << "; step " << done << " of "
@@ -163,7 +173,7 @@ int run_show(const ShowArguments& arguments) {
     // The figure is a file of the run folder: not while another process works on it.
     std::unique_ptr<RunGuard> guard;
     try {
-      guard = std::make_unique<RunGuard>(run);
+      guard = std::make_unique<RunGuard>(run, RunGuard::Use::kExisting);
     } catch (const BadInput& error) {
       std::cout << "summary.png not drawn: " << error.what() << "\n";
       return int(kSuccess);

@@ -333,12 +333,13 @@ int run_train(const TrainArguments& arguments) {
     record.invocations = invocations(source, arguments.command_line);
     // What `ufl analyze` recorded on the interrupted run stays with it (docs/analyze.md).
     if (source) record.analyses = read_manifest(out).value("analyses", json::array());
-    check_resources(config, !record.data_dir.empty(), arguments.quiet);
 
     // The staging folder holds the run's config, a "running" manifest and its checkpoints
-    // until the run is written; a killed process leaves it for --continue.
+    // until the run is written; a killed process leaves it for --continue. An --out that cannot
+    // be used is refused before the estimate is printed: one line, like any bad input.
     auto folder = open_run_folder(out, arguments.force || source.has_value());
     const fs::path& staging = folder->staging();
+    check_resources(config, !record.data_dir.empty(), arguments.quiet);
     if (source && fs::is_directory(out / "metrics_history"))
       io::link_tree(out / "metrics_history", staging / "metrics_history");
     results::write_json(staging / "config.json", config::to_json(config));

@@ -458,8 +458,17 @@ std::string flag_problem(const std::string& path, const std::string& text) {
 
 Config load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides,
                    const std::vector<Fallback>& fallbacks) {
-  std::ifstream file(path, std::ios::binary);
   std::error_code ignored;
+  // A named FIFO (or socket, or device) is refused rather than waited on: opening a FIFO blocks
+  // until something writes to it. A pipe given as /dev/fd/N (`ufl train <(…)`) is a link to one,
+  // with its writer already running, and is read.
+  const std::filesystem::file_status named = std::filesystem::symlink_status(path, ignored);
+  if (std::filesystem::exists(named) && !std::filesystem::is_regular_file(named) &&
+      !std::filesystem::is_directory(named) && !std::filesystem::is_symlink(named))
+    throw ConfigError(path.string() + ": not a regular file (" +
+                      (std::filesystem::is_fifo(named) ? "a FIFO" : "a socket or device") +
+                      "); give the config as a file");
+  std::ifstream file(path, std::ios::binary);
   if (!file || std::filesystem::is_directory(path, ignored))
     throw ConfigError(path.string() + ": cannot read the config file (does it exist?)");
   // Read at most one byte past the limit (the file may be a pipe: `ufl train <(…)`).

@@ -64,8 +64,7 @@ RunLock::RunLock(const fs::path& folder) : path_(lock_path(folder)) {
       fd_ = -1;
       if (error_number == EWOULDBLOCK)
         throw RunLocked(named_folder(folder).string() + " is in use by " + holder_of(path_) +
-                        " (lock " + path_.string() +
-                        "); wait for it to finish or stop it, or choose another --out");
+                        " (lock " + path_.string() + "); wait for it to finish or stop it");
       throw errno_error("lock", path_, error_number);
     }
     // The holder removes the file when it releases the lock; if that happened between our open

@@ -20,8 +20,8 @@ struct RunLocked : IoError {
 class RunLock {
  public:
   // Creates the parent folders and takes the lock. Throws RunLocked ("results/local is in use by
-  // process 1234 on host … (lock …); wait for it to finish or stop it, or choose another --out")
-  // when another process holds it, IoError when the lock file cannot be created.
+  // process 1234 on host … (lock …); wait for it to finish or stop it") when another process
+  // holds it, IoError when the lock file cannot be created.
   explicit RunLock(const std::filesystem::path& folder);
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;

@@ -10,3 +10,12 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #include <Eigen/Dense>
 #pragma GCC diagnostic pop
+
+// The decompositions ufl uses on double matrices are compiled once, in tensor/eigen.cpp, rather
+// than in every file that uses one (a JacobiSVD alone is 5-10 s of compile time per file at -O3).
+// The code is Eigen's either way, with the same flags, so results do not change.
+extern template class Eigen::JacobiSVD<Eigen::MatrixXd>;
+extern template class Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>;
+extern template class Eigen::HouseholderQR<Eigen::MatrixXd>;
+extern template class Eigen::LLT<Eigen::MatrixXd>;
+extern template class Eigen::LDLT<Eigen::MatrixXd>;

@@ -229,6 +229,9 @@ TEST_CASE("analyze on a run still training says who holds it, not that it is no 
   CHECK(busy.exit_code == 2);
   CHECK(busy.output.find("ufl: error: " + run + " is in use by process " + pid) == 0);
   CHECK(busy.output.find("not a run folder") == std::string::npos);
+  // analyze has no --out to choose (once advised: "or choose another --out").
+  CHECK(busy.output.find("--out") == std::string::npos);
+  CHECK(std::count(busy.output.begin(), busy.output.end(), '\n') == 1);
   REQUIRE(run_command("kill -TERM " + pid).exit_code == 0);
   REQUIRE(wait_until_ended(pid));
   // A folder that is no run and has no lock is still "not a run folder".

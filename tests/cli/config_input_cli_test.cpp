@@ -149,3 +149,18 @@ TEST_CASE("a number out of its field's range is shown as given, with the key's o
                     "18446744073709551616",
                 folder);
 }
+
+TEST_CASE("a config that is a FIFO is refused at once; a pipe with a writer is read") {
+  TemporaryFolder folder;
+  REQUIRE(run_command("mkfifo " + (folder / "config.json")).exit_code == 0);
+  // Once: waited for a writer that never came. `timeout` turns a hang into a failure here.
+  const CommandResult fifo =
+      run_ufl("train " + (folder / "config.json") + " --out " + (folder / "run"), "timeout 60");
+  check_refused(fifo, folder / "config.json: not a regular file (a FIFO)", folder);
+  // `ufl config <(…)`: bash hands ufl /dev/fd/N, a link to a pipe whose writer is running.
+  const CommandResult piped =
+      run_command("cd " UFL_SOURCE_DIR " && bash -c '" UFL_BINARY
+                  " config <(cat configs/section8/local.json) 2>/dev/null'");
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.output.find("\"kind\": \"local\"") != std::string::npos);
+}

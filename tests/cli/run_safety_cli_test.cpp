@@ -97,6 +97,8 @@ TEST_CASE("a second ufl train into a run folder in use exits 2 naming the PID, e
         run_ufl("train configs/section8/local.json --out " + run + kEndless + flags);
     CHECK(second.exit_code == 2);
     CHECK(second.output.find("ufl: error: " + run + " is in use by process " + first.pid) == 0);
+    CHECK(second.output.find("; wait for it to finish or stop it, or choose another --out\n") !=
+          std::string::npos);
     CHECK(std::count(second.output.begin(), second.output.end(), '\n') == 1);
   }
   CHECK(run_ufl("train --resume " + run).exit_code == 2);

@@ -92,7 +92,8 @@ TEST_CASE("ufl show on a token run, an interrupted run and a diverged run") {
   const CommandResult tokens = run_ufl("show " + text);
   INFO(tokens.output);
   REQUIRE(tokens.exit_code == 0);
-  CHECK(tokens.output.find("next_token on text") != std::string::npos);
+  CHECK(tokens.output.find("next_token on text (n 16, vocabulary ") != std::string::npos);
+  CHECK(tokens.output.find(", d 16") == std::string::npos);  // dataset.d means nothing to tokens
   CHECK(tokens.output.find("2 transformer blocks of width 16") != std::string::npos);
   CHECK(tokens.output.find("\nvalidation loss ") != std::string::npos);
   CHECK(tokens.output.find("\nheads became: ") != std::string::npos);

@@ -284,10 +284,21 @@ TEST_CASE("--out naming a regular file says it is not a folder, not to pass --fo
                                " exists and is not a folder; remove it or pass --out to choose "
                                "another folder\n");
   }
+  // Without -q too: the error alone, not after the memory and time estimate.
+  const CommandResult loud =
+      run_ufl("train configs/section8/local.json --out " + (folder / "file"));
+  CHECK(loud.exit_code == 2);
+  CHECK(loud.output.rfind("ufl: error: ", 0) == 0);
+  CHECK(std::count(loud.output.begin(), loud.output.end(), '\n') == 1);
+  const CommandResult taken =
+      run_ufl("train configs/section8/local.json --out " + folder.path.string());
+  CHECK(taken.exit_code == 2);
+  CHECK(taken.output.rfind("ufl: error: " + folder.path.string() + " already exists", 0) == 0);
+  CHECK(std::count(taken.output.begin(), taken.output.end(), '\n') == 1);
   CHECK(read_text(folder / "file") == "mine");
 }
 
-TEST_CASE("ufl generate accepts --threads as the other commands do; the data are the same") {
+TEST_CASE("ufl generate accepts --threads and -q as the other commands do; the data are the same") {
   TemporaryFolder folder;
   const std::string small =
       " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=64 --set "
@@ -299,6 +310,12 @@ TEST_CASE("ufl generate accepts --threads as the other commands do; the data are
               .exit_code == 0);
   CHECK(read_text(folder / "one/train_inputs.npy") == read_text(folder / "two/train_inputs.npy"));
   CHECK(run_ufl("generate configs/section8/local.json --threads 0").exit_code == 2);
+  // And -q, as train and analyze do (once "The following argument was not expected: -q").
+  const CommandResult quiet =
+      run_ufl("generate configs/section8/local.json -q --out " + (folder / "quiet") + small);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.output.empty());
+  CHECK(fs::exists(folder / "quiet/train_inputs.npy"));
 }
 
 TEST_CASE("a stack whose loss is not finite before any update names the stack, not train.lr") {

@@ -78,7 +78,7 @@ TEST_CASE("lowrank: the stacked targets (n × count·d) have singular values ≈
     stacked.middleCols(s * set.d, set.d) =
         test_support::sample_matrix(set.targets, set.n, set.d, s);
   }
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(stacked, Eigen::ComputeThinU);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(stacked, Eigen::ComputeThinU);
   const Eigen::VectorXd normalised = svd.singularValues() / std::sqrt(static_cast<double>(columns));
   // 8000 columns: Z Zᵀ/8000 = I up to about 1/sqrt(8000) ≈ 1%.
   for (int j = 0; j < 4; ++j) {

@@ -1,0 +1,8 @@
+// The one instance of each Eigen decomposition that eigen.hpp declares `extern template`.
+#include "tensor/eigen.hpp"
+
+template class Eigen::JacobiSVD<Eigen::MatrixXd>;
+template class Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>;
+template class Eigen::HouseholderQR<Eigen::MatrixXd>;
+template class Eigen::LLT<Eigen::MatrixXd>;
+template class Eigen::LDLT<Eigen::MatrixXd>;
