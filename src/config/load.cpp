@@ -159,7 +159,7 @@ std::string type_problem(const Key& key, const json& value, const std::string& g
   if (key.rule.empty())
     return "must be an integer from " + json(std::int64_t(key.integer_min)).dump() + " to " + max +
            got;
-  auto above = [&key](const json& number) {
+  auto above = [](const json& number) {
     return number.is_number_unsigned() || number.get<double>() > 0;
   };
   const bool too_large = key.type == ValueType::kInteger
