@@ -78,6 +78,17 @@ def load_runs(folder):
     return runs
 
 
+def training(runs):
+    """'2000 steps, lr 1e-3' from the runs' saved config (the script's STEPS_* may change it)."""
+    settings = set()
+    for run in runs:
+        path = os.path.join(run["path"], "config.json")
+        if os.path.isfile(path):
+            train = json.load(open(path)).get("train", {})
+            settings.add(f"{train.get('steps', '?')} steps, lr {train.get('lr', '?'):g}")
+    return "; ".join(sorted(settings)) or "?"
+
+
 def status(run):
     return run["manifest"].get("status", "?")
 
@@ -92,7 +103,7 @@ def ms_per_step(run):
 
 def text_table(runs, lines):
     lines += ["## Real text: the reference configuration (fortunes, n = 64, D = 128, 4 blocks of 4 "
-              "heads, 2000 steps)", "",
+              f"heads, {training(runs)})", "",
               "| mixer | parameters | validation loss (nats/char) | bits per character | "
               "difference to attention | ms per step (1 thread) |", "|---|---|---|---|---|---|"]
     attention = [r["metrics"]["validation_loss"] for r in runs
@@ -201,7 +212,8 @@ def heads_figure(runs, out):
 
 def mqar_table(runs, lines):
     widths = sorted({int(r["key"].rsplit("-D", 1)[1]) for r in runs})
-    lines += ["## Multi-query associative recall (n = 64, 8 pairs, vocabulary 256, 2 blocks)", "",
+    lines += ["## Multi-query associative recall (n = 64, 8 pairs, vocabulary 256, 2 blocks, "
+              f"{training(runs)})", "",
               "| mixer | width D | parameters | query accuracy | solved (accuracy ≥ 0.99) | 95 % "
               "Wilson interval |", "|---|---|---|---|---|---|"]
     for mixer in MQAR_MIXERS:
@@ -252,7 +264,7 @@ def mqar_figure(runs, out):
 def depth_table(runs, lines):
     depths = sorted({int(r["key"][1:]) for r in runs})
     lines += ["## Depth: Section 7's induction task in transformer blocks (2 universal heads, "
-              "D = 32)", "",
+              f"D = 32, {training(runs)})", "",
               "| blocks L | runs | success (η_fix ≥ 1.5) | 95 % Wilson interval | diverged | η_fix "
               "| blank MSE | test MSE |", "|---|---|---|---|---|---|---|---|"]
     for depth in depths:
