@@ -229,10 +229,13 @@ Eigen::MatrixXd read_npy_matrix(const fs::path& path) {
     throw IoError(path.string() + " has shape " + format_shape(array.shape) +
                   ", expected a 2-D array (rows, cols)");
   }
+  const auto rows = static_cast<Eigen::Index>(array.shape[0]);
+  const auto cols = static_cast<Eigen::Index>(array.shape[1]);
+  // An empty array keeps its shape without a copy: Eigen's copy loops over the outer dimension
+  // even when the inner one is 0, which for a shape like (0, 2^42) takes hours (found by fuzz_npy).
+  if (array.values.empty()) return Eigen::MatrixXd(rows, cols);
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  return Eigen::Map<const RowMajorMatrix>(array.values.data(),
-                                          static_cast<Eigen::Index>(array.shape[0]),
-                                          static_cast<Eigen::Index>(array.shape[1]));
+  return Eigen::Map<const RowMajorMatrix>(array.values.data(), rows, cols);
 }
 
 Eigen::VectorXd read_npy_vector(const fs::path& path) {
