@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+# UFL_PCH as command 1 (whose build folder this reuses): about a fifth less compile time, the
+# same machine code (README, "Quick start").
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DUFL_PCH=ON
 cmake --build build -j "$(nproc)"
 ctest --test-dir build -j "$(nproc)" --output-on-failure
