@@ -82,6 +82,15 @@ def parse_transformer_args(argv):
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--bench", action="store_true", help="time training steps")
     mode.add_argument("--train", action="store_true", help="train on the corpus")
+    mode.add_argument("--replay", metavar="RUN",
+                      help="train from a ufl run's initial parameters on its minibatches in its "
+                           "order (its config.json: seed, sizes, schedule) and compare the losses "
+                           "step by step with RUN/loss.csv")
+    p.add_argument("--compare-steps", type=int, default=50,
+                   help="--replay: the first steps whose losses must agree to --tolerance")
+    p.add_argument("--tolerance", type=float, default=1e-4,
+                   help="--replay: largest |torch − ufl| loss difference allowed over the "
+                        "first --compare-steps steps")
     p.add_argument("--corpus", default="/usr/share/games/fortunes")
     p.add_argument("--mixer", choices=["attention", "universal", "linear"], default="universal")
     p.add_argument("--n", type=int, default=64)
@@ -93,6 +102,8 @@ def parse_transformer_args(argv):
     p.add_argument("--lr-final", type=float, default=1e-4)
     p.add_argument("--warmup-steps", type=int, default=100)
     p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--gate-init", type=float, default=0.99,
+                   help="universal heads: γ at initialisation (ufl's layer.gate_init)")
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--val-fraction", type=float, default=0.1)
     p.add_argument("--val-windows", type=int, default=200)
@@ -102,7 +113,7 @@ def parse_transformer_args(argv):
     p.add_argument("--out", help="--train: also write the JSON result here")
     p.add_argument("--steps", type=int, default=0,
                    help="--train: training steps (default 2000); --bench: steps per timed "
-                        "repeat (0 = auto)")
+                        "repeat (0 = auto); --replay: steps to train (default the run's)")
     p.add_argument("--warmup", type=int, default=-1, help="--bench: warm-up steps (-1 = auto)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seconds", type=float, default=3.0, help="--bench: time of the repeats")
@@ -465,19 +476,20 @@ class Mixing(torch.nn.Module):
     of all heads are one product y W_v (W_v: D x D, head k's slice its columns); attention and
     universal heads add their query and key columns to that product."""
 
-    def __init__(self, mixer, n, width, heads, depth, std):
+    def __init__(self, mixer, n, width, heads, depth, std, gate_init=0.99):
         super().__init__()
         self.mixer, self.h, self.r, self.dv = mixer, heads, width // heads, width // heads
         scores = mixer != "linear"
         columns = width + (2 * heads * self.r if scores else 0)
         self.W_in = torch.nn.Parameter(torch.randn(width, columns) * std)  # [q | k | v]
-        if mixer == "universal":  # position rows N(0, std^2), bias rows 0, softplus(s) = 1, g = 0
+        if mixer == "universal":  # position rows N(0, std^2), bias rows 0, softplus(s) = 1
             self.A_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
             self.B_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
             self.a_bias = torch.nn.Parameter(torch.zeros(heads, 1, self.r))
             self.b_bias = torch.nn.Parameter(torch.zeros(heads, 1, self.r))
             self.s = torch.nn.Parameter(torch.full((heads, 1, self.r), math.log(math.e - 1)))
-            self.g = torch.nn.Parameter(torch.zeros(heads, 1, 1))
+            self.g = torch.nn.Parameter(  # sigmoid(g) = gate_init (layer.gate_init)
+                torch.full((heads, 1, 1), math.log(gate_init / (1 - gate_init))))
         if mixer == "linear":  # one n x n matrix per head, starting at I
             self.M = torch.nn.Parameter(torch.eye(n).repeat(heads, 1, 1))
         self.W_o = torch.nn.Parameter(torch.randn(width, width) * std / math.sqrt(2 * depth))
@@ -511,7 +523,7 @@ class TransformerBlock(torch.nn.Module):
         super().__init__()
         hidden = 4 * a.width
         self.norm1 = torch.nn.LayerNorm(a.width)
-        self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std)
+        self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std, a.gate_init)
         self.norm2 = torch.nn.LayerNorm(a.width)
         self.W_1 = torch.nn.Parameter(torch.randn(a.width, hidden) * std)
         self.b_1 = torch.nn.Parameter(torch.zeros(hidden))
@@ -664,8 +676,139 @@ def transformer_train(a):
     return 0
 
 
+def ufl_initial_parameters(model, a, vocab, seed):
+    """Overwrites `model`'s parameters with those ufl draws at `seed` (src/model/initialize.hpp):
+    one stream, E, P, then each block's modules in order (each head's mixer parameters and W_v,
+    W_o, the MLP's W_1 and W_2), row-major, N(0, std²) and N(0, (std/√(2L))²) for W_o and W_2."""
+    from ufl_rng import Rng, STREAM_LAYER_INIT
+    rng = Rng(seed, STREAM_LAYER_INIT)
+    std, residual_std = a.init_std, a.init_std / math.sqrt(2 * a.depth)
+
+    def draw(rows, cols, scale=std):
+        return torch.tensor(rng.normals(rows * cols, scale), dtype=torch.float64).view(
+            rows, cols).float()
+
+    with torch.no_grad():
+        model.E.copy_(draw(vocab, a.width))
+        model.P.copy_(draw(a.n, a.width))
+        for block in model.blocks:
+            mixing = block.mixing
+            r, dv, width = mixing.r, mixing.dv, a.width
+            for k in range(a.heads):
+                q_cols = slice(k * r, (k + 1) * r)
+                k_cols = slice(a.heads * r + k * r, a.heads * r + (k + 1) * r)
+                v_cols = slice(mixing.W_in.shape[1] - width + k * dv,
+                               mixing.W_in.shape[1] - width + (k + 1) * dv)
+                if a.mixer == "universal":
+                    mixing.W_in[:, q_cols] = draw(width, r)
+                    mixing.A_pos[k] = draw(a.n, r)
+                    mixing.W_in[:, k_cols] = draw(width, r)
+                    mixing.B_pos[k] = draw(a.n, r)
+                elif a.mixer == "attention":
+                    mixing.W_in[:, q_cols] = draw(width, r)
+                    mixing.W_in[:, k_cols] = draw(width, r)
+                else:
+                    raise SystemExit("--replay: mixer " + a.mixer + " is not replayed")
+                mixing.W_in[:, v_cols] = draw(width, dv)
+            mixing.W_o.copy_(draw(width, width, residual_std))
+            block.W_1.copy_(draw(width, block.W_1.shape[1]))
+            block.W_2.copy_(draw(block.W_2.shape[0], width, residual_std))
+
+
+def transformer_replay(a):
+    """Trains as `ufl train` trained RUN: the same config, initial parameters, minibatches and
+    validation windows; prints the first steps' losses side by side and exits 1 when they differ
+    by more than --tolerance."""
+    import csv
+    from ufl_rng import MinibatchOrder, Rng
+    with open(os.path.join(a.replay, "config.json")) as handle:
+        config = json.load(handle)
+    dataset, layer, model_config, train_config = (config["dataset"], config["layer"],
+                                                  config["model"], config["train"])
+    if config["task"]["kind"] != "next_token" or dataset["kind"] != "text":
+        raise SystemExit("--replay: " + a.replay + " is not a next_token run on text")
+    if model_config["norm"] != "layernorm" or not model_config["position_embedding"] or \
+            model_config["mlp_ratio"] != 4 or layer["rank"] * layer["heads"] != model_config["width"]:
+        raise SystemExit("--replay: the peer has layernorm, P, mlp_ratio 4 and rank = width/heads")
+    a.mixer, a.n, a.width, a.depth, a.heads = (layer["mixer"], dataset["n"], model_config["width"],
+                                               model_config["depth"], layer["heads"])
+    a.batch, a.lr, a.lr_final = train_config["batch_size"], train_config["lr"], train_config["lr_final"]
+    a.warmup_steps, a.weight_decay, a.clip = (train_config["warmup_steps"],
+                                              train_config["weight_decay"], train_config["clip"])
+    a.init_std, a.steps = model_config["init_std"], a.steps or train_config["steps"]
+    a.gate_init = layer.get("gate_init", 0.5)  # runs made before the key started at ½
+    schedule_steps = train_config["steps"]
+    if train_config["beta2"] != 0.99:
+        raise SystemExit("--replay: the peer's AdamW has beta2 0.99")
+    text, _ = read_corpus(dataset["path"])
+    characters = sorted(set(text))
+    index = {c: i for i, c in enumerate(characters)}
+    data = torch.tensor([index[c] for c in text], dtype=torch.long)
+    split = int(len(data) * (1 - dataset["val_fraction"]))
+    train, validation = data[:split], data[split:]
+    val_rng = Rng(dataset["seed"], 3)  # Stream::kTestSamples
+    val_starts = [val_rng.below(len(validation) - a.n) for _ in range(dataset["val_windows"])]
+    order = MinibatchOrder(len(train) - a.n, config["seed"])
+    torch.manual_seed(config["seed"])
+    model = Transformer(a, len(characters))
+    ufl_initial_parameters(model, a, len(characters), config["seed"])
+    optimizer = transformer_optimizer(model, a)
+    schedule = argparse.Namespace(lr=a.lr, lr_final=a.lr_final, warmup_steps=a.warmup_steps,
+                                  steps=schedule_steps)
+
+    def windows(split_data, starts):
+        tokens = torch.stack([split_data[s:s + a.n] for s in starts])
+        targets = torch.stack([split_data[s + 1:s + a.n + 1] for s in starts])
+        return tokens, targets
+
+    @torch.no_grad()
+    def validation_loss():
+        total = 0.0
+        for first in range(0, len(val_starts), 50):
+            tokens, targets = windows(validation, val_starts[first:first + 50])
+            total += model(tokens, targets).item() * len(tokens)
+        return total / len(val_starts)
+
+    ufl_losses, ufl_val = {}, {}
+    with open(os.path.join(a.replay, "loss.csv")) as handle:
+        for row in csv.DictReader(handle):
+            ufl_losses[int(row["step"])] = float(row["train_loss"])
+            if row["val_loss"]:
+                ufl_val[int(row["step"])] = float(row["val_loss"])
+    curve, worst = [], 0.0
+    for step in range(1, a.steps + 1):
+        tokens, targets = windows(train, [order.next() for _ in range(a.batch)])
+        loss = transformer_step(model, optimizer, tokens, targets,
+                                transformer_lr(step, schedule), a.clip).item()
+        ufl = ufl_losses.get(step)
+        if step <= a.compare_steps and ufl is not None:
+            worst = max(worst, abs(loss - ufl))
+        point = {"step": step, "train_loss": loss, "ufl_train_loss": ufl}
+        if step % train_config["eval_every"] == 0 or step == a.steps:
+            point["val_loss"], point["ufl_val_loss"] = validation_loss(), ufl_val.get(step)
+            print(f"step {step:5d}  torch {loss:.6f} ufl {ufl}  val torch {point['val_loss']:.4f} "
+                  f"ufl {point['ufl_val_loss']}", file=sys.stderr, flush=True)
+        curve.append(point)
+    agree = worst <= a.tolerance
+    gates = [torch.sigmoid(block.mixing.g).flatten().tolist() for block in model.blocks
+             if a.mixer == "universal"]
+    result = {"impl": "torch-replay", "run": a.replay, "mixer": a.mixer, "seed": config["seed"],
+              "steps": a.steps, "compare_steps": a.compare_steps,
+              "max_loss_difference": worst, "agree": agree, "gamma": gates,
+              "validation_loss": curve[-1].get("val_loss"), "curve": curve}
+    print(json.dumps({k: v for k, v in result.items() if k != "curve"}))
+    if a.out:
+        with open(a.out, "w") as handle:
+            json.dump(result, handle, indent=1)
+    print(f"first {a.compare_steps} steps: max |torch − ufl| loss {worst:.2e} "
+          f"({'within' if agree else 'OVER'} {a.tolerance:g})", file=sys.stderr)
+    return 0 if agree else 1
+
+
 if __name__ == "__main__":
     if ARGS.command == "transformer":
+        if ARGS.replay:
+            sys.exit(transformer_replay(ARGS))
         sys.exit(transformer_bench(ARGS) if ARGS.bench else transformer_train(ARGS))
     if ARGS.check:
         sys.exit(check())
