@@ -41,6 +41,12 @@ void assign(Field& field, const json& value) {
 
 std::string number_text(double value) { return json(value).dump(); }
 
+// layer.gate_init in transformer blocks: the heads start close to attention, since the
+// unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
+// the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
+// §10; chosen on seeds 11 and 12 of the copying check).
+constexpr double kTransformerGateInit = 0.99;
+
 // Builds one Key from an accessor of its field; rules are added with .rule().
 template <class Field>
 class Entry {
@@ -89,7 +95,10 @@ class Entry {
   // A key of one dataset kind: its rules are the kind's (its record's check, data/registry.hpp);
   // `words` says them for --describe.
   Entry& owned_by(std::string kind, std::string words) {
-    key_.owners = KeyOwners{"dataset.kind", "dataset kind", {std::move(kind)}};
+    return owned_by_kinds({std::move(kind)}, std::move(words));
+  }
+  Entry& owned_by_kinds(std::vector<std::string> kinds, std::string words) {
+    key_.owners = KeyOwners{"dataset.kind", "dataset kind", std::move(kinds)};
     key_.rule = std::move(words);
     return *this;
   }
@@ -246,12 +255,27 @@ std::vector<Key> build_table() {
                  "validation loss is their mean")
           .owned_by("text", "an integer ≥ 1"),
       Entry<int>("dataset.vocab", &Config::dataset, &data::DatasetConfig::vocab,
-                 "tokens: keys from the first half, values from the second")
-          .owned_by("mqar", "an even integer ≥ 4"),
+                 "mqar: tokens, keys from the first half, values from the second; copy: the "
+                 "letters of a segment (the separator and newline come on top)")
+          .owned_by_kinds({"mqar", "copy"}, "mqar: an even integer ≥ 4; copy: an integer ≥ 2")
+          .follows("256 for mqar, 26 for copy",
+                   [](Config& c) {
+                     const data::DatasetKind* kind = data::find_dataset_kind(c.dataset.kind);
+                     if (kind != nullptr && kind->default_vocab > 0)
+                       c.dataset.vocab = kind->default_vocab;
+                   }),
       Entry<int>("dataset.pairs", &Config::dataset, &data::DatasetConfig::pairs,
                  "key–value pairs per sequence, each queried once after them")
           .owned_by("mqar",
                     "1 ≤ pairs ≤ vocab/2, with the pairs and their queries fitting in n + 1 "
+                    "tokens"),
+      Entry<int>("dataset.segment_min", &Config::dataset, &data::DatasetConfig::segment_min,
+                 "the shortest segment a line copies (lengths are uniform over min … max)")
+          .owned_by("copy", "an integer ≥ 1"),
+      Entry<int>("dataset.segment_max", &Config::dataset, &data::DatasetConfig::segment_max,
+                 "the longest segment a line copies")
+          .owned_by("copy",
+                    "segment_min ≤ segment_max ≤ (n − 1)/2, so that a whole line fits in n + 1 "
                     "tokens"),
       Entry<std::string>("layer.mixer", &Config::layer, &model::LayerConfig::mixer,
                          "how the layer builds its operator M: the universal layer or one of its "
@@ -305,6 +329,20 @@ std::vector<Key> build_table() {
                     "c: content rows of A and B start as N(0, c²/(n·d))")
           .used_by_mixers()
           .rule("a number ≥ 0", at_least(0.0)),
+      Entry<double>("layer.gate_init", &Config::layer, &model::LayerConfig::gate_init,
+                    "γ at initialisation, the universal layer's gate between S (γ = 0) and "
+                    "softmax(S) (γ = 1); g = log(γ/(1−γ))")
+          .used_by_mixers()
+          .follows("0.5, or " + number_text(kTransformerGateInit) +
+                       " in transformer blocks (docs/transformer.md §4)",
+                   [](Config& c) {
+                     const model::BlockKind* block = model::find_block_kind(c.model.block);
+                     c.layer.gate_init = block != nullptr && block->has_heads
+                                             ? kTransformerGateInit
+                                             : 0.5;
+                   })
+          .rule("a number, 0 < γ < 1",
+                [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),
       Entry<int>("layer.kernel_width", &Config::layer, &model::LayerConfig::kernel_width,
                  "w, the convolution mixer's taps −⌊w/2⌋..⌊w/2⌋ (a band of w diagonals)")
           .used_by_mixers()

@@ -33,10 +33,12 @@ struct DatasetConfig {
   std::string path = "/usr/share/games/fortunes";
   double val_fraction = 0.1;
   int val_windows = 200;
-  // mqar only: the vocabulary (keys from its first half, values from its second) and the
-  // key–value pairs per sequence.
+  // mqar: the vocabulary (keys from its first half, values from its second) and the key–value
+  // pairs per sequence. copy: the letters of a segment (the config loader fills in 26) and the
+  // segment lengths.
   int vocab = 256;
   int pairs = 8;
+  int segment_min = 6, segment_max = 20;
 };
 
 }  // namespace ufl::data

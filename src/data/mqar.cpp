@@ -96,6 +96,7 @@ DatasetKind mqar_kind() {
       "queries of their keys, each scored on its value";
   kind.claimed_operator = "attention";
   kind.check = check_mqar;
+  kind.default_vocab = 256;
   kind.tokens = draw_mqar;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab); };
   kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };

@@ -79,6 +79,8 @@ struct DatasetKind {
   // Token kinds: the largest vocabulary and the number of tokens the data will hold, for the
   // memory estimate before anything is read (train/resource_estimate.hpp).
   std::function<double(const DatasetConfig&)> vocabulary_bound, token_count;
+  // Token kinds with a drawn vocabulary (mqar, copy): dataset.vocab when the config omits it.
+  int default_vocab = 0;
   // Token kinds: the held-out windows every evaluation scores.
   std::function<int(const DatasetConfig&)> held_out_windows;
 };
@@ -104,6 +106,7 @@ DatasetKind lowrank_kind();
 DatasetKind induction_kind();
 DatasetKind text_kind();
 DatasetKind mqar_kind();
+DatasetKind copy_kind();
 // The planted kinds (docs/planted.md): optima outside the four families of Section 8.
 DatasetKind hadamard_kind();
 DatasetKind haar_kind();
