@@ -219,12 +219,32 @@ def stack(figure, run, metrics, loss, header, depth):
     return axes[1][2] if columns > 2 else None
 
 
-def token_run(figure, run, metrics, loss, header):
+def plot_gates(axis, trajectory):
+    """Each head's gate γ against the step (trajectory.csv's block<l>/head<k> columns): 1 is
+    softmax(S) alone, 0 the linear S alone (docs/transformer.md §5)."""
+    names = [name for name in trajectory if name.startswith("block")]
+    for name in names:
+        axis.plot(trajectory["step"], trajectory[name], lw=1, label=name.replace("/", " "))
+    axis.set_ylim(-0.05, 1.05)
+    axis.set_title("gate γ of each head during training (1: softmax, 0: linear S)", fontsize=9)
+    axis.set_xlabel("step", fontsize=8)
+    axis.set_ylabel("γ", fontsize=8)
+    legend_below(axis, min(len(names), 4))
+    axis.tick_params(labelsize=7)
+
+
+def token_run(figure, run, metrics, loss, header, trajectory):
     layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
     heads = max((len(layer["heads"]) for layer in layers), default=0)
     grid = figure.add_gridspec(max(len(layers), 1), 2 + max(heads, 1),
                                width_ratios=[2.2] + [1] * max(heads, 1) + [0.08])
-    plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True, 0.2 / max(len(layers), 1))
+    gated = any(name.startswith("block") for name in (trajectory or {}))
+    if gated:  # the loss above, the gates below, in the first column
+        left = grid[:, 0].subgridspec(2, 1, hspace=0.1)
+        plot_loss(figure.add_subplot(left[0]), loss, header, True, 0.4)
+        plot_gates(figure.add_subplot(left[1]), trajectory)
+    else:
+        plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True, 0.2 / max(len(layers), 1))
     matrices = [[load(run, head.get("mean_M", "")) for head in layer["heads"]] for layer in layers]
     # One colour scale for every head, so that heads compare; symmetric-log, since a causal
     # head's weights run from ~1 on the first rows to ~1/n on the last.
@@ -272,7 +292,7 @@ def main():
         # tight_layout packs onto each other.
         figure = plt.figure(figsize=(5.0 + 2.6 * heads, max(3.6, 2.8 * blocks) + 1.0),
                             layout="constrained")
-        token_run(figure, run, metrics, loss, header)
+        token_run(figure, run, metrics, loss, header, trajectory)
         text_axis = None
     elif complete and depth > 1:
         figure = plt.figure(figsize=(3.6 * max(depth + 1, 3), 7.4))

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/block_heads.hpp"
+#include "analysis/gate_trajectory.hpp"
 #include "interrupt/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
@@ -26,6 +27,8 @@ class NextTokenRun : public TaskRun {
         data_(data::generate_tokens(config.dataset, config.dataset_seed)),
         model_(config.dataset.n, 0, config.model, config.layer, int(data_.vocab.size()), true) {
     model::initialize(model_, config.seed);
+    if (analysis::GateTrajectory::applies(model_))
+      gates_ = std::make_unique<analysis::GateTrajectory>(model_);
   }
 
   model::Model<float>& model() override { return model_; }
@@ -35,7 +38,7 @@ class NextTokenRun : public TaskRun {
     return *session_;
   }
   void release_session() override { session_.reset(); }
-  train::EvaluationProbe* probe() override { return nullptr; }
+  train::EvaluationProbe* probe() override { return gates_.get(); }
   std::string describe() const override {
     const config::Config& c = config_;
     return fmt::format(
@@ -49,6 +52,7 @@ class NextTokenRun : public TaskRun {
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
     results::write_loss_curve(folder, training.curve, task(config_.task.kind));
+    if (gates_) results::write_trajectory(folder, gates_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
     TokenEvaluator evaluator(model_, data_.validation.count());
@@ -98,6 +102,7 @@ class NextTokenRun : public TaskRun {
   data::TokenDataset data_;
   model::Model<float> model_;
   std::unique_ptr<NextTokenSession> session_;
+  std::unique_ptr<analysis::GateTrajectory> gates_;  // heads with a learned gate only
 };
 
 }  // namespace

@@ -218,13 +218,63 @@ TEST_CASE("transformer parameters: names per block and head, GPT-2 initialisatio
   }
 }
 
-TEST_CASE("universal heads start with softplus(s) = 1 and γ = ½") {
-  Model<double> model = transformer("universal", "layernorm", 10, 6, 8, 2, 1);
-  initialize(model, 2);
-  for (const ParameterSlice& slice : model.params.slices) {
-    const ConstMatrixMap<double> values =
-        std::as_const(model.params).matrix(int(&slice - model.params.slices.data()));
-    if (slice.tensor == "head1/s") CHECK(std::log1p(std::exp(values(0, 0))) == doctest::Approx(1));
-    if (slice.tensor == "head2/g") CHECK(values(0, 0) == 0.0);
+TEST_CASE("universal heads start with softplus(s) = 1 and γ = layer.gate_init") {
+  for (double gate : {0.5, 0.95}) {
+    Model<double> model = transformer("universal", "layernorm", 10, 6, 8, 2, 1);
+    model.layer_config.gate_init = gate;
+    initialize(model, 2);
+    int gates = 0;
+    for (const ParameterSlice& slice : model.params.slices) {
+      const ConstMatrixMap<double> values =
+          std::as_const(model.params).matrix(int(&slice - model.params.slices.data()));
+      if (slice.tensor == "head1/s")
+        CHECK(std::log1p(std::exp(values(0, 0))) == doctest::Approx(1));
+      if (slice.tensor == "head1/g" || slice.tensor == "head2/g") {
+        CHECK(1 / (1 + std::exp(-values(0, 0))) == doctest::Approx(gate).epsilon(1e-12));
+        ++gates;
+      }
+    }
+    CHECK(gates == 2);
+  }
+}
+
+// The gradients of the gate logits g and of Σ's s through the fused heads kernel, each against
+// central differences on its own scale (the whole model's check measures the error against the
+// largest gradient of any parameter, which a small gate gradient could hide under), with the gate
+// nearly closed, half open and nearly open.
+TEST_CASE("fused universal heads: the gate's and Σ's gradients match finite differences") {
+  for (double gate_logit : {-3.0, 0.0, 3.0}) {
+    CAPTURE(gate_logit);
+    Model<double> model = transformer("universal", "layernorm", 7, 6, 8, 2, 2);
+    Recorded recorded = record_loss_of(model, 3, 41, LayerKernels::kFused);
+    for (const ParameterSlice& slice : model.params.slices)
+      if (slice.tensor.ends_with("/g")) model.params.values[slice.offset] = gate_logit;
+    Tape<double>& tape = *recorded.tape;
+    std::fill(model.params.grads.begin(), model.params.grads.end(), 0.0);
+    tape.forward();
+    tape.backward(recorded.loss);
+    int checked = 0;
+    for (const ParameterSlice& slice : model.params.slices) {
+      if (!slice.tensor.ends_with("/g") && !slice.tensor.ends_with("/s")) continue;
+      CAPTURE(slice.name);
+      double error = 0, size = 0;
+      for (std::size_t e = slice.offset; e < slice.offset + slice.size(); ++e) {
+        const double original = model.params.values[e], step = 1e-6;
+        model.params.values[e] = original + step;
+        tape.forward();
+        const double plus = tape.value(recorded.loss).data[0];
+        model.params.values[e] = original - step;
+        tape.forward();
+        const double minus = tape.value(recorded.loss).data[0];
+        model.params.values[e] = original;
+        const double numeric = (plus - minus) / (2 * step);
+        error = std::max(error, std::abs(numeric - model.params.grads[e]));
+        size = std::max(size, std::abs(numeric));
+      }
+      CHECK(size > 1e-8);  // the gradient is not trivially zero
+      CHECK(error <= 1e-6 * size);
+      ++checked;
+    }
+    CHECK(checked == 8);  // g and s of 2 heads in 2 blocks
   }
 }

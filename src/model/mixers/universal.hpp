@@ -361,7 +361,7 @@ class UniversalMixer : public Mixer<T> {
   bool learned_gate() const override { return true; }
   bool has_factors() const override { return true; }
   std::vector<std::string> config_keys() const override {
-    return {"layer.rank", "layer.content_init_scale"};
+    return {"layer.rank", "layer.content_init_scale", "layer.gate_init"};
   }
   // γ = 0 with position rows only: any fixed operator of rank ≤ r; γ = 1: attention.
   OperatorFamily operator_family(const LayerShape& shape, const LayerConfig&) const override {
@@ -374,12 +374,13 @@ class UniversalMixer : public Mixer<T> {
     const int h = shape.homogeneous_dim();
     return {{"A", h, shape.r}, {"B", h, shape.r}, {"s", 1, shape.r}, {"g", 1, 1}};
   }
-  // A and B as initialize_homogeneous_factors draws them; g zero (γ = ½); s zero, or in a
-  // transformer block softplus(s) = 1 (docs/transformer.md §4).
+  // A and B as initialize_homogeneous_factors draws them; g = logit(layer.gate_init) (0 for the
+  // default γ = ½); s zero, or in a transformer block softplus(s) = 1 (docs/transformer.md §4).
   void initialize(ParameterViews<T> params, const LayerShape& shape, const LayerConfig& config,
                   data::Rng& rng) const override {
     initialize_homogeneous_factors(params[kA], params[kB], shape, config, rng);
     if (shape.transformer) params[kS].setConstant(T(std::log(std::expm1(1.0))));
+    params[kG].setConstant(T(std::log(config.gate_init / (1 - config.gate_init))));
   }
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
