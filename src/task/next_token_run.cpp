@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/block_heads.hpp"
+#include "data/corpus_identity.hpp"
 #include "interrupt/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
@@ -88,7 +89,7 @@ class NextTokenRun : public TaskRun {
   }
   nlohmann::json data_record() const override {
     nlohmann::json record = nlohmann::json::object();
-    if (!data_.files.empty()) record["files"] = data_.files;
+    if (!data_.files.empty()) record["files"] = data::corpus_record(data_.files);
     if (!data_.skipped_files.empty()) record["skipped_files"] = data_.skipped_files;
     return record;
   }
