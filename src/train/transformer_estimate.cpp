@@ -135,8 +135,9 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   const std::string vocab_key = kind != nullptr ? kind->vocabulary_key : std::string();
   MemoryPart vocabulary{"vocabulary",
                         vocabulary_bytes,
-                        (vocab_key.empty() ? "the vocabulary" : vocab_key) + " = " + number(vocab) +
-                            " × (10 × " + width_text + " + train.batch_size = " + number(batch) +
+                        "a vocabulary of " + number(vocab) + " (" +
+                            (vocab_key.empty() ? std::string("dataset.vocab") : vocab_key) +
+                            ") × (12 × " + width_text + " + train.batch_size = " + number(batch) +
                             " × " + n_text + " + …)",
                         {vocab_key.empty() ? "dataset.vocab" : vocab_key}};
   MemoryPart weights{"parameters and AdamW",
