@@ -19,6 +19,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from panel_cap import MAX_BLOCKS, MAX_HEADS, note, shown  # noqa: E402
+
 
 def colour_scale(matrix):
     """The colour map and limits for one head's M̄: a causal M̄'s first rows hold weights near 1
@@ -57,27 +59,33 @@ def main():
     layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
     if not layers:
         raise SystemExit(f"{args.run}: metrics.json has no per-head analysis (transformer blocks)")
-    rows, cols = len(layers), max(len(layer["heads"]) for layer in layers)
+    blocks, heads = len(layers), max(len(layer["heads"]) for layer in layers)
+    block_rows, head_columns = shown(blocks, MAX_BLOCKS), shown(heads, MAX_HEADS)
+    rows, cols = len(block_rows), len(head_columns)
     figure, axes = plt.subplots(rows, cols, figsize=(2.6 * cols + 0.6, 2.75 * rows + 0.9),
                                 squeeze=False)
-    for l, layer in enumerate(layers):
-        for k in range(cols):
-            axis = axes[l][k]
+    for row, l in enumerate(block_rows):
+        layer = layers[l]
+        for column, k in enumerate(head_columns):
+            axis = axes[row][column]
             if k >= len(layer["heads"]):
                 axis.axis("off")
                 continue
             head = layer["heads"][k]
             matrix = np.load(os.path.join(args.run, head["mean_M"]))
             draw_head(figure, axis, matrix, head, metrics.get("mixer"),
-                      f"block {l + 1}, head {k + 1}", ylabel=k == 0)
+                      f"block {l + 1}, head {k + 1}", ylabel=column == 0)
     title = (f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄ per block and head "
              "(colour scale clipped at the 99th percentile below the diagonal)")
     if "validation_loss" in metrics:
         title += f"\nvalidation loss {metrics['validation_loss']:.3f} nats/token"
     elif "test_mse" in metrics:
         title += f"\ntest MSE {metrics['test_mse']:.3f}"
+    left_out = note(block_rows, blocks, head_columns, heads)
+    if left_out:
+        title += "\n" + left_out
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout(rect=(0, 0, 1, 0.94))
+    figure.tight_layout(rect=(0, 0, 1, 0.94 if not left_out else 0.92))
     out = args.out or os.path.join(args.run, "heads")
     for extension in ("png", "svg"):
         figure.savefig(f"{out}.{extension}", dpi=110)

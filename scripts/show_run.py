@@ -24,6 +24,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from panel_cap import MAX_BLOCKS, MAX_HEADS, note, shown  # noqa: E402
+
 
 def read_json(path):
     try:
@@ -236,34 +238,41 @@ def plot_gates(axis, trajectory):
 def token_run(figure, run, metrics, loss, header, trajectory):
     layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
     heads = max((len(layer["heads"]) for layer in layers), default=0)
-    grid = figure.add_gridspec(max(len(layers), 1), 2 + max(heads, 1),
-                               width_ratios=[2.2] + [1] * max(heads, 1) + [0.08])
+    block_rows, head_columns = shown(len(layers), MAX_BLOCKS), shown(heads, MAX_HEADS)
+    grid = figure.add_gridspec(max(len(block_rows), 1), 2 + max(len(head_columns), 1),
+                               width_ratios=[2.2] + [1] * max(len(head_columns), 1) + [0.08])
     gated = any(name.startswith("block") for name in (trajectory or {}))
     if gated:  # the loss above, the gates below, in the first column
         left = grid[:, 0].subgridspec(2, 1, hspace=0.1)
         plot_loss(figure.add_subplot(left[0]), loss, header, True, 0.4)
         plot_gates(figure.add_subplot(left[1]), trajectory)
     else:
-        plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True, 0.2 / max(len(layers), 1))
-    matrices = [[load(run, head.get("mean_M", "")) for head in layer["heads"]] for layer in layers]
+        plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True,
+                  0.2 / max(len(block_rows), 1))
+    matrices = {(l, k): load(run, layers[l]["heads"][k].get("mean_M", ""))
+                for l in block_rows for k in head_columns if k < len(layers[l]["heads"])}
     # One colour scale for every head, so that heads compare; symmetric-log, since a causal
     # head's weights run from ~1 on the first rows to ~1/n on the last.
-    bound = bound_of(*[m for row in matrices for m in row])
+    bound = bound_of(*matrices.values())
     norm = colors.SymLogNorm(linthresh=1e-2 * bound, vmin=-bound, vmax=bound, base=10)
     image = None
-    for l, layer in enumerate(layers):
-        for k, head in enumerate(layer["heads"]):
-            axis = figure.add_subplot(grid[l, 1 + k])
-            matrix = matrices[l][k]
+    for row, l in enumerate(block_rows):
+        for column, k in enumerate(head_columns):
+            axis = figure.add_subplot(grid[row, 1 + column])
+            matrix = matrices.get((l, k))
             if matrix is None:
                 axis.axis("off")
                 continue
+            head = layers[l]["heads"][k]
             image = axis.imshow(matrix, cmap="RdBu_r", norm=norm)
             axis.set_title(f"block {l + 1}, head {k + 1}: {head.get('kind', '?')}", fontsize=8)
             axis.set_xlabel(f"key position j\nd̄ {head.get('mean_distance', 0):.1f} · "
                             f"ι {head.get('iota', 0):.2f}", fontsize=7)
             axis.set_ylabel("query position i", fontsize=7)
             axis.tick_params(labelsize=6)
+    left_out = note(block_rows, len(layers), head_columns, heads)
+    if left_out:
+        figure.text(0.5, 0.0, left_out, ha="center", va="bottom", fontsize=8)
     if image is not None:
         bar = figure.colorbar(image, cax=figure.add_subplot(grid[:, -1]))
         bar.set_label(r"entry of the head's $\bar{M}$ (symmetric log scale)", fontsize=8)
@@ -287,7 +296,8 @@ def main():
 
     if tokens and complete:
         heads = max((len(layer.get("heads", [])) for layer in metrics.get("layers", [])), default=1)
-        blocks = max(len(metrics.get("layers", [])), 1)
+        heads = min(max(heads, 1), MAX_HEADS)
+        blocks = min(max(len(metrics.get("layers", [])), 1), MAX_BLOCKS)
         # Constrained layout: a grid of heads with one colour bar and the loss beside it, which
         # tight_layout packs onto each other.
         figure = plt.figure(figsize=(5.0 + 2.6 * heads, max(3.6, 2.8 * blocks) + 1.0),

@@ -37,7 +37,8 @@ struct ConfigArguments {
 
 struct SampleArguments {
   std::string run_dir, prompt;
-  int length = 200;
+  std::int64_t length = 200;
+  bool force = false;  // --force: more than ufl sample's limit of characters
   double temperature = 1.0;
   std::uint64_t seed = 1;
 };

@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "config/describe.hpp"
 #include "config/load.hpp"
+#include "data/registry.hpp"
 #include "io/available_memory.hpp"
 #include "train/resource_estimate.hpp"
 
@@ -24,6 +25,11 @@ int run_config(const ConfigArguments& arguments) {
     if (arguments.config_path.empty())
       throw BadInput("ufl config needs a CONFIG file, or --describe for the list of keys");
     const config::Config config = config::load_config(arguments.config_path, arguments.overrides);
+    // Files that cannot be data (a corpus that is not text) are refused before their sizes make
+    // an estimate.
+    if (const data::DatasetKind* kind = data::find_dataset_kind(config.dataset.kind);
+        kind != nullptr && kind->check_files)
+      kind->check_files(config.dataset);
     // The config on standard output (so that `ufl config X > resolved.json` keeps it), the
     // estimate on standard error.
     std::cout << config::to_json(config).dump(2) << "\n";

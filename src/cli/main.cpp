@@ -229,12 +229,21 @@ int main(int argc, char** argv) {
       ->add_option("--prompt,-p", sample.prompt,
                    "The text to continue (characters of the training text)")
       ->required();
-  sample_command->add_option("--length,-n", sample.length, "Characters to add (default 200)");
+  sample_command->add_option("--length,-n", sample.length,
+                             "Characters to add (default 200; more than 10^7 only with --force)");
+  sample_command->add_flag("--force", sample.force,
+                           "Draw more than 10^7 characters (refused otherwise, with the time it "
+                           "would take)");
   sample_command->add_option("--temperature,-t", sample.temperature,
                              "Divides the logits before sampling: < 1 safer, > 1 wilder, 0 the "
                              "most likely character (default 1)");
-  sample_command->add_option("--seed", sample.seed,
-                             "Seed of the draws: the same seed prints the same text (default 1)");
+  std::string sample_seed;
+  sample_command
+      ->add_option("--seed", sample_seed,
+                   "Seed of the draws, an integer from 0 to 2^64-1: the same seed prints the same "
+                   "text (default 1)")
+      ->check(seed_check())
+      ->type_name("N");
   int sample_threads = 0;
   sample_command->add_option("--threads,-j", sample_threads, "OpenMP threads")
       ->check(CLI::PositiveNumber);
@@ -282,6 +291,7 @@ int main(int argc, char** argv) {
   if (sample_command->parsed()) {
     setup_logging(false);
     set_threads(sample_threads);
+    if (!sample_seed.empty()) sample.seed = std::stoull(sample_seed);
     return run_sample(sample);
   }
   if (show_command->parsed()) {

@@ -1,28 +1,38 @@
-// ufl sample: text from a trained next_token run (docs/transformer.md): the prompt's characters
-// go in, and each next character is drawn from softmax(logits / T) of the last position, with
-// the model's window of n characters sliding along; deterministic for a seed.
+// ufl sample: text from a trained next_token run (docs/transformer.md §4): the prompt's
+// characters go in, and each next character is drawn from softmax(logits / T) of the last
+// position, with the model's window of n characters sliding along; deterministic for a seed. The
+// text is printed as it is drawn, and Ctrl-C or SIGTERM stops it, keeping what was printed.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cmath>
-#include <iostream>
+#include <cstdio>
 #include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/stop_signals.hpp"
 #include "config/load.hpp"
 #include "data/rng.hpp"
+#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "model/model.hpp"
 #include "results/run_writer.hpp"
 #include "task/registry.hpp"
+#include "train/resource_estimate.hpp"
+#include "train/run_status.hpp"
 
 namespace ufl::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// More characters than this are refused without --force: at tens of thousands of characters per
+// second, 10^7 is minutes; a mistyped -n of 10^9 would be hours.
+constexpr std::int64_t kMaxLength = 10'000'000;
 
 // The UTF-8 characters of `text`, each as its bytes; empty when `text` is not valid UTF-8.
 std::vector<std::string> utf8_characters(const std::string& text) {
@@ -69,6 +79,29 @@ int draw(const Eigen::VectorXd& logits, double temperature, data::Rng& rng) {
   return int(weights.size() - 1);
 }
 
+// Writes text to standard output as it is drawn: at every newline, and at least every tenth of a
+// second within a long line, so that a reader (a terminal, a pipe) sees it as it comes and a stop
+// keeps everything drawn before it.
+class StreamedText {
+ public:
+  void add(const std::string& text) {
+    pending_ += text;
+    const auto now = std::chrono::steady_clock::now();
+    if (text.find('\n') != std::string::npos || now - last_flush_ > std::chrono::milliseconds(100))
+      flush();
+  }
+  void flush() {
+    if (!pending_.empty()) std::fwrite(pending_.data(), 1, pending_.size(), stdout);
+    std::fflush(stdout);
+    pending_.clear();
+    last_flush_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  std::string pending_;
+  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 int run_sample(const SampleArguments& arguments) {
@@ -98,6 +131,12 @@ int run_sample(const SampleArguments& arguments) {
       vocab.push_back(token.get<std::string>());
     }
     if (arguments.length < 0) throw BadInput("--length must be ≥ 0");
+    // A run stopped before its last step has a model that is not the one its config describes.
+    if (train::recorded_status(run) == train::TrainStatus::kInterrupted)
+      spdlog::warn(
+          "{} is interrupted: its model is unfinished (resume it with ufl train --resume "
+          "{}); sampling it anyway",
+          run.string(), run.string());
     if (!(arguments.temperature >= 0))
       throw BadInput("--temperature must be ≥ 0 (0: always the most likely character)");
     const std::vector<std::string> prompt = utf8_characters(arguments.prompt);
@@ -128,9 +167,9 @@ int run_sample(const SampleArguments& arguments) {
     const int n = model.n, width = model.width;
     const ConstMatrixMap<float> table = std::as_const(model.params).matrix(model.token_table);
     data::Rng rng(arguments.seed, data::Stream::kSampling);
-    std::string text = arguments.prompt;
-    for (int k = 0; k < arguments.length; ++k) {
-      // The last n tokens at positions 0…; later positions hold anything (the model is causal).
+    // The next character after `tokens` (the last n of them at positions 0…; later positions
+    // hold anything, the model is causal).
+    auto next_token = [&]() {
       const int context = std::min<int>(n, int(tokens.size()));
       float* input = tape.value(graph.x).data;
       for (int i = 0; i < n; ++i)
@@ -139,11 +178,50 @@ int run_sample(const SampleArguments& arguments) {
       const ConstMatrixMap<float> last(tape.value(graph.y).data + std::size_t(context - 1) * width,
                                        1, width);
       const Eigen::VectorXd logits = (table * last.transpose()).cast<double>();
-      const int next = draw(logits, arguments.temperature, rng);
-      tokens.push_back(next);
-      text += vocab[next];
+      return draw(logits, arguments.temperature, rng);
+    };
+    if (arguments.length > kMaxLength && !arguments.force) {
+      // Time a few characters (on a copy of the draws, which the text does not see) to say how
+      // long the request would take.
+      const data::Rng saved = rng;
+      const auto start = std::chrono::steady_clock::now();
+      int timed = 0;
+      while (timed < 1000 &&
+             std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200)) {
+        (void)next_token();
+        ++timed;
+      }
+      rng = saved;
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double per_second = timed / std::max(seconds, 1e-9);
+      throw BadInput(fmt::format(
+          "--length {} is more than {} characters: at the {:.0f} characters per second measured "
+          "here it would take about {}; lower --length, or pass --force to draw them anyway "
+          "(Ctrl-C stops it, keeping what was printed)",
+          arguments.length, kMaxLength, per_second,
+          train::format_seconds(double(arguments.length) / per_second)));
     }
-    std::cout << text << '\n';
+    StopSignals signals;
+    StreamedText out;
+    out.add(arguments.prompt);
+    for (std::int64_t k = 0; k < arguments.length; ++k) {
+      if (interrupt::stop_requested()) {
+        interrupt::acknowledge_stop();
+        out.add("\n");
+        out.flush();
+        spdlog::warn("interrupted after {} of {} characters (Ctrl-C or SIGTERM)", k,
+                     arguments.length);
+        return int(kInterrupted);
+      }
+      const int next = next_token();
+      tokens.push_back(next);
+      // Only the last n tokens are read: keep the list short however long the text.
+      if (tokens.size() > 4 * std::size_t(n)) tokens.erase(tokens.begin(), tokens.end() - n);
+      out.add(vocab[next]);
+    }
+    out.add("\n");
+    out.flush();
     return int(kSuccess);
   });
 }

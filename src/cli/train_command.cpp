@@ -18,7 +18,9 @@
 #include "cli/utc_time.hpp"
 #include "config/difference.hpp"
 #include "config/load.hpp"
+#include "data/corpus_identity.hpp"
 #include "data/dataset_files.hpp"
+#include "data/registry.hpp"
 #include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/available_memory.hpp"
@@ -158,6 +160,30 @@ std::optional<ResumeSource> best_crashed_run(const std::vector<io::StaleStaging>
   return best;
 }
 
+// A resume must train on the data the checkpoint was made on: the same corpus (manifest.json
+// "data" records each file's size and hash; docs/transformer.md §4), the same number of training
+// windows and parameters. Refused before the staging folder holds a checkpoint, so that nothing
+// of the refusal stays on disk.
+void check_resume_data(const ResumeSource& source, const json& data_now, task::TaskRun& run,
+                       const fs::path& out) {
+  const std::string start_over = "; restore it, or train the new data from the start: ufl train " +
+                                 (source.folder / "config.json").string() + " --out ANOTHER_FOLDER";
+  if (const std::string change =
+          data::corpus_change(source.manifest.value("data", json::object()), data_now);
+      !change.empty())
+    throw BadInput("the corpus of " + out.string() + " changed since it trained: " + change +
+                   start_over);
+  const std::size_t parameters = run.model().params.values.size();
+  const std::size_t windows = std::size_t(run.session().train_count());
+  if (source.state.params.size() != parameters || source.state.sampler_order.size() != windows)
+    throw BadInput("the checkpoint in " + source.folder.string() + " was made with " +
+                   std::to_string(source.state.params.size()) + " parameters and " +
+                   std::to_string(source.state.sampler_order.size()) +
+                   " training windows, and the data read now make " + std::to_string(parameters) +
+                   " and " + std::to_string(windows) + ": the data changed since it trained" +
+                   start_over);
+}
+
 // The list of invocations that made the run (manifest "invocations"): the source's, then ours.
 json invocations(const std::optional<ResumeSource>& source, const std::string& command_line) {
   json list = json::array();
@@ -235,6 +261,11 @@ std::string initialisation_hint(const config::Config& config) {
 // Refuses a run that does not fit in memory (exit 2, before anything large is allocated) and
 // prints the estimate.
 void check_resources(const config::Config& config, bool from_files, bool quiet) {
+  // Files that cannot be data (a corpus that is not text) are refused first, from a bounded
+  // prefix, rather than estimated from their sizes or read whole.
+  if (const data::DatasetKind* kind = data::find_dataset_kind(config.dataset.kind);
+      kind != nullptr && kind->check_files && !from_files)
+    kind->check_files(config.dataset);
   const train::ResourceEstimate estimate = train::estimate_resources(
       config.dataset, config.layer, config.model, config.train, omp_get_max_threads(), from_files);
   const io::AvailableMemory memory = io::available_memory();
@@ -373,6 +404,8 @@ int run_train(const TrainArguments& arguments) {
       if (!record.data_dir.empty())
         record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
       record.data = run->data_record();
+      if (source) check_resume_data(*source, record.data, *run, out);
+      results::write_json(staging / "manifest.json", manifest_json(record, "running"));
       run->write_inputs(staging);
 
       // From here the staging folder holds the resume point, so the leftovers can go.
@@ -447,20 +480,24 @@ int run_train(const TrainArguments& arguments) {
       train::write_checkpoint(staging / "checkpoint.bin", training.state);
       checkpoint_step = training.steps_done;
       run->release_session();
+      // The phase after training (analysis, figures) honours a stop like training does: the run
+      // is written as interrupted with the final checkpoint, and --resume redoes this phase only
+      // (docs/running.md).
       json metrics;
       try {
         metrics = run->analyze(staging);
+        metrics["name"] = config.name;
+        metrics["seed"] = config.seed;
+        metrics["complete"] = true;
+        metrics["steps_done"] = training.steps_done;
+        results::write_json(staging / "metrics.json", metrics);
+        for (const std::string& script : run->figure_scripts())
+          if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
+            spdlog::warn("{}", problem);
+        interrupt::throw_if_stop_requested("the analysis");
       } catch (const interrupt::Interrupted&) {
         return write_interrupted(training);
       }
-      metrics["name"] = config.name;
-      metrics["seed"] = config.seed;
-      metrics["complete"] = true;
-      metrics["steps_done"] = training.steps_done;
-      results::write_json(staging / "metrics.json", metrics);
-      for (const std::string& script : run->figure_scripts())
-        if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
-          spdlog::warn("{}", problem);
       fs::remove(staging / "checkpoint.bin");
       const double wall_seconds = finish(training);
 

@@ -393,10 +393,15 @@ Config build(const std::string& source, const json& document, const Sources& sou
                         key.owners.describe() + ", not '" +
                         find_key(key.owners.selector)->read(config).get<std::string>() +
                         "'; remove it");
-  for (const Key& key : keys()) {
-    if (!applies(key, config) || !key.violation) continue;
-    if (const std::string broken = key.violation(config); !broken.empty()) blame(key, broken);
-  }
+  // A default that follows other keys (layer.rank = model.width / layer.heads) is checked after
+  // every key it can follow, so that a bad value is blamed on the key given, not on the default
+  // it made (layer.heads = 64 with model.width = 32 gives layer.rank 0).
+  for (const bool derived : {false, true})
+    for (const Key& key : keys()) {
+      if (!applies(key, config) || !key.violation) continue;
+      if ((key.derive_default && value_at(document, key.path) == nullptr) != derived) continue;
+      if (const std::string broken = key.violation(config); !broken.empty()) blame(key, broken);
+    }
   // The kind's own rules: on its keys, and those it adds to shared ones (global: n even).
   if (const data::BrokenRule broken = data::dataset_kind(config.dataset.kind).check(config.dataset))
     blame(*find_key(broken.key), broken.rule);

@@ -79,6 +79,7 @@ DatasetKind copy_kind() {
   kind.claimed_operator = "attention";
   kind.check = check_copy;
   kind.default_vocab = 26;
+  kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_copy;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab + 2); };
   kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };

@@ -9,6 +9,7 @@
 // power law that favours early ones).
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include "data/kinds.hpp"
 
@@ -31,24 +32,46 @@ BrokenRule check_mqar(const DatasetConfig& spec) {
   if (spec.pairs > spec.vocab / 2)
     return {"dataset.pairs", "at most dataset.vocab / 2 = " + std::to_string(spec.vocab / 2) +
                                  " (distinct keys from the vocabulary's first half)"};
-  if (query_slots(spec.n, spec.pairs) < spec.pairs)
+  if (query_slots(spec.n, spec.pairs) < spec.pairs) {
+    // Each pair takes two positions and its query slot two more: n + 1 ≥ 4 × pairs.
+    const std::string needed_n = std::to_string(4 * spec.pairs - 1);
+    if (most_pairs(spec.n) == 0)  // not even one pair fits: n is what to change
+      return {"dataset.n", "at least 4 × dataset.pairs − 1 = " + needed_n +
+                               " for dataset.pairs = " + std::to_string(spec.pairs) +
+                               " (each pair and its query take four of the n + 1 tokens; one "
+                               "pair needs dataset.n ≥ 3)"};
     return {"dataset.pairs", "at most " + std::to_string(most_pairs(spec.n)) +
                                  " for dataset.n = " + std::to_string(spec.n) +
                                  " (the pairs and one query slot of two positions per pair must "
-                                 "fit in n + 1 tokens); raise dataset.n or lower dataset.pairs"};
+                                 "fit in n + 1 tokens); lower dataset.pairs, or raise dataset.n to "
+                                 "4 × dataset.pairs − 1 = " +
+                                 needed_n};
+  }
   return {};
 }
 
 // Appends one sequence of n + 1 tokens to `split` with its weights.
 void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   const int n = spec.n, pairs = spec.pairs, half = spec.vocab / 2;
-  std::vector<int> keys(half), values(half);
-  std::iota(keys.begin(), keys.end(), 0);
-  std::iota(values.begin(), values.end(), half);
-  // Distinct keys and values: the first `pairs` of a partial Fisher–Yates shuffle.
-  for (std::vector<int>* pool : {&keys, &values})
-    for (int k = 0; k < pairs; ++k)
-      std::swap((*pool)[k], (*pool)[k + int(rng.below(std::uint64_t(half - k)))]);
+  // Distinct keys and values: the first `pairs` of a partial Fisher–Yates shuffle of the tokens
+  // first + 0 … first + half − 1, with only the moved entries stored, so that a sequence costs
+  // O(pairs) however large the vocabulary (the draws are those of the full shuffle).
+  auto draw_distinct = [&](int first) {
+    std::unordered_map<int, int> moved;
+    auto at = [&](int k) {
+      const auto found = moved.find(k);
+      return found == moved.end() ? first + k : found->second;
+    };
+    std::vector<int> drawn(pairs);
+    for (int k = 0; k < pairs; ++k) {
+      const int j = k + int(rng.below(std::uint64_t(half - k)));
+      drawn[k] = at(j);
+      moved[j] = at(k);
+    }
+    return drawn;
+  };
+  const std::vector<int> keys = draw_distinct(0);
+  const std::vector<int> values = draw_distinct(half);
   const std::int64_t start = std::int64_t(split.stream.size());
   split.starts.push_back(start);
   std::vector<std::int32_t> sequence(n + 1);
@@ -97,6 +120,7 @@ DatasetKind mqar_kind() {
   kind.claimed_operator = "attention";
   kind.check = check_mqar;
   kind.default_vocab = 256;
+  kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_mqar;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab); };
   kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };

@@ -76,6 +76,16 @@ struct DatasetKind {
   // Token kinds (text, mqar; task next_token): reads or draws the token data. Float kinds leave
   // it empty and fill the members above.
   std::function<TokenDataset(const DatasetConfig&, std::uint64_t seed)> tokens;
+  // Kinds that read the user's files (text): refuses files that cannot be data, judged from a
+  // bounded prefix before the memory estimate counts their sizes (std::invalid_argument, one
+  // line naming the file). Empty: nothing to check.
+  std::function<void(const DatasetConfig&)> check_files;
+  // The key that sets how much data there is, for the advice of a run too large for memory (text
+  // ignores dataset.train_size: its size is its file's).
+  std::string size_key = "dataset.train_size";
+  // Token kinds: the key that sets the vocabulary's size, for the advice of a run whose embedding
+  // and logits do not fit (mqar: dataset.vocab; text: its characters, dataset.path).
+  std::string vocabulary_key;
   // Token kinds: the largest vocabulary and the number of tokens the data will hold, for the
   // memory estimate before anything is read (train/resource_estimate.hpp).
   std::function<double(const DatasetConfig&)> vocabulary_bound, token_count;

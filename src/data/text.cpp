@@ -4,28 +4,55 @@
 // skipped and listed). The vocabulary is the sorted set of the corpus's characters; the first
 // 1 − val_fraction of the characters train (every window of n + 1 characters is a training
 // sample), the rest validate on val_windows windows drawn once from the data seed.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "data/kinds.hpp"
+#include "io/available_memory.hpp"
+#include "io/content_hash.hpp"
 
 namespace ufl::data {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The code points of `bytes`; false when they are not UTF-8 text (an invalid sequence or NUL).
-bool decode_utf8(const std::string& bytes, std::vector<std::uint32_t>& points) {
+// At most this much of a file is read before it is known to be text: a 2 GB file of NUL bytes
+// is refused after 64 kB, not after reading it whole.
+constexpr std::size_t kSniffBytes = 64 * 1024;
+
+// Where bytes stop being UTF-8 text: the offset of the first NUL byte or invalid sequence and
+// what it is ("a NUL byte"); `what` is empty when every byte is text.
+struct TextFault {
+  std::size_t offset = 0;
+  std::string what;
+  explicit operator bool() const { return !what.empty(); }
+  std::string describe() const { return what + " at byte offset " + std::to_string(offset); }
+};
+
+// Decodes `bytes` into `points` (when given) up to the first fault. With `cut_end`, a sequence
+// cut short by the end of `bytes` (a prefix of a file) is not a fault.
+TextFault decode_utf8(std::string_view bytes, std::vector<std::uint32_t>* points,
+                      bool cut_end = false) {
+  auto invalid = [&](std::size_t at) {
+    char what[48];
+    std::snprintf(what, sizeof what, "a byte 0x%02X that is not UTF-8",
+                  static_cast<unsigned char>(bytes[at]));
+    return TextFault{at, what};
+  };
   for (std::size_t at = 0; at < bytes.size();) {
     const unsigned char lead = static_cast<unsigned char>(bytes[at]);
     std::size_t length;
     std::uint32_t point;
-    if (lead == 0) return false;
+    if (lead == 0) return {at, "a NUL byte"};
     if (lead < 0x80) {
       length = 1;
       point = lead;
@@ -39,21 +66,24 @@ bool decode_utf8(const std::string& bytes, std::vector<std::uint32_t>& points) {
       length = 4;
       point = lead & 0x07;
     } else {
-      return false;
+      return invalid(at);
     }
-    if (at + length > bytes.size()) return false;
+    if (at + length > bytes.size()) {
+      if (cut_end) return {};
+      return {at, "a UTF-8 sequence cut short by the end of the file"};
+    }
     for (std::size_t k = 1; k < length; ++k) {
       const unsigned char next = static_cast<unsigned char>(bytes[at + k]);
-      if ((next >> 6) != 0x2) return false;
+      if ((next >> 6) != 0x2) return invalid(at + k);
       point = point << 6 | (next & 0x3F);
     }
     const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
     if (point < smallest[length] || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF))
-      return false;  // overlong, beyond Unicode, or a surrogate
-    points.push_back(point);
+      return {at, "an overlong, surrogate or out-of-range UTF-8 sequence"};
+    if (points != nullptr) points->push_back(point);
     at += length;
   }
-  return true;
+  return {};
 }
 
 std::string encode_utf8(std::uint32_t point) {
@@ -76,22 +106,117 @@ std::string encode_utf8(std::uint32_t point) {
   return text;
 }
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    throw std::invalid_argument("dataset.path: cannot read " + path.string() + ": " +
-                                std::strerror(errno) +
-                                "; point dataset.path at a readable text "
-                                "file or folder");
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
+std::invalid_argument unreadable(const fs::path& path) {
+  return std::invalid_argument("dataset.path: cannot read " + path.string() + ": " +
+                               std::strerror(errno) +
+                               "; point dataset.path at a readable text file or folder");
 }
+
+// The first `limit` bytes of a file (all of it when shorter).
+std::string read_bytes(const fs::path& path, std::size_t limit = std::string::npos) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw unreadable(path);
+  if (limit == std::string::npos) {
+    std::ostringstream bytes;
+    bytes << file.rdbuf();
+    return bytes.str();
+  }
+  std::string bytes(limit, '\0');
+  file.read(bytes.data(), std::streamsize(limit));
+  bytes.resize(std::size_t(file.gcount()));
+  return bytes;
+}
+
+// What makes a file not text, judged from its first kSniffBytes; empty when they are text.
+std::string prefix_fault(const fs::path& path) {
+  const TextFault fault = decode_utf8(read_bytes(path, kSniffBytes), nullptr, true);
+  return fault ? fault.describe() + ", found in its first 64 kB" : std::string();
+}
+
+std::invalid_argument not_text(const std::string& path, const std::string& fault) {
+  return std::invalid_argument("dataset.path: " + path + " is not UTF-8 text (" + fault +
+                               "); give a text file");
+}
+
+// Why a folder's entry is not read, in the singular and the plural.
+struct SkipReason {
+  const char* one;
+  const char* many;
+};
+constexpr SkipReason kLink{"link", "links"}, kSubfolder{"subfolder", "subfolders"},
+    kSpecialFile{"FIFO, socket or device", "FIFOs, sockets or devices"},
+    kEmptyFile{"empty file", "empty files"},
+    kNotText{"file that is not text", "files that are not text"},
+    kUnreadable{"unreadable file", "unreadable files"};
 
 struct Corpus {
   std::vector<std::uint32_t> points;
-  std::vector<std::string> files, skipped;
+  std::vector<CorpusFile> files;
+  std::vector<std::string> skipped;
+  // Why entries were skipped, in order of first appearance, with their counts (the log line).
+  std::vector<std::pair<const SkipReason*, int>> skipped_by_reason;
+  void skip(const fs::path& entry, const SkipReason& reason) {
+    skipped.push_back(entry.string());
+    for (auto& [known, count] : skipped_by_reason)
+      if (known == &reason) {
+        ++count;
+        return;
+      }
+    skipped_by_reason.push_back({&reason, 1});
+  }
 };
+
+// Reads one text file into the corpus; the fault that makes it not text otherwise (checked on
+// its first kSniffBytes before the whole file is read).
+std::string add_text_file(const fs::path& path, Corpus& corpus) {
+  if (const std::string fault = prefix_fault(path); !fault.empty()) return fault;
+  const std::string bytes = read_bytes(path);
+  std::vector<std::uint32_t> points;
+  if (const TextFault fault = decode_utf8(bytes, &points)) return fault.describe();
+  corpus.points.insert(corpus.points.end(), points.begin(), points.end());
+  corpus.files.push_back({path.string(), bytes.size(), io::content_hash(bytes)});
+  return {};
+}
+
+// "3 links, 1 subfolder": the skipped entries by reason.
+std::string skipped_text(const Corpus& corpus) {
+  std::string text;
+  for (const auto& [reason, count] : corpus.skipped_by_reason)
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " +
+            (count == 1 ? reason->one : reason->many);
+  return text;
+}
+
+// A folder's own regular files, in name order. Subfolders are not read (a folder means its
+// files, as when it was first read: docs/transformer.md §4), so no link, loop or mount can pull
+// in a tree; links, FIFOs, sockets and devices are skipped without being opened.
+void read_folder(const std::string& path, Corpus& corpus) {
+  std::error_code error;
+  std::vector<fs::path> entries;
+  fs::directory_iterator listing(path, error);
+  if (error)
+    throw std::invalid_argument("dataset.path: cannot list " + path + ": " + error.message());
+  for (const fs::directory_entry& entry : listing) entries.push_back(entry.path());
+  std::sort(entries.begin(), entries.end());
+  for (const fs::path& entry : entries) {
+    const fs::file_status status = fs::symlink_status(entry, error);
+    if (fs::is_symlink(status)) {
+      corpus.skip(entry, kLink);
+    } else if (fs::is_directory(status)) {
+      corpus.skip(entry, kSubfolder);
+    } else if (!fs::is_regular_file(status)) {
+      corpus.skip(entry, kSpecialFile);
+    } else if (fs::file_size(entry, error) == 0) {
+      corpus.skip(entry, kEmptyFile);
+    } else {
+      try {
+        if (!add_text_file(entry, corpus).empty()) corpus.skip(entry, kNotText);
+      } catch (const std::invalid_argument&) {
+        corpus.skip(entry, kUnreadable);
+      }
+    }
+  }
+}
 
 Corpus read_corpus(const std::string& path) {
   Corpus corpus;
@@ -103,51 +228,27 @@ Corpus read_corpus(const std::string& path) {
                                 "them (the default, Debian's fortunes, is installed by "
                                 "scripts/install_deps.sh)");
   if (fs::is_regular_file(status)) {
-    const std::string bytes = read_bytes(path);
-    if (bytes.empty())
+    if (fs::file_size(path, error) == 0)
       throw std::invalid_argument("dataset.path: " + path + " is empty; give a text file");
-    if (!decode_utf8(bytes, corpus.points))
-      throw std::invalid_argument("dataset.path: " + path +
-                                  " is not UTF-8 text (binary data or NUL bytes); give a text "
-                                  "file");
-    corpus.files.push_back(path);
+    if (const std::string fault = add_text_file(path, corpus); !fault.empty())
+      throw not_text(path, fault);
     return corpus;
   }
   if (!fs::is_directory(status))
     throw std::invalid_argument("dataset.path: " + path +
                                 " is neither a regular file nor a folder; give a text file or a "
                                 "folder of them");
-  std::vector<fs::path> entries;
-  fs::directory_iterator listing(path, error);
-  if (error)
-    throw std::invalid_argument("dataset.path: cannot list " + path + ": " + error.message());
-  for (const fs::directory_entry& entry : listing) entries.push_back(entry.path());
-  std::sort(entries.begin(), entries.end());
-  for (const fs::path& entry : entries) {
-    if (fs::is_symlink(fs::symlink_status(entry, error)) || !fs::is_regular_file(entry, error)) {
-      if (!fs::is_directory(entry, error)) corpus.skipped.push_back(entry.string());
-      continue;
-    }
-    std::string bytes;
-    try {
-      bytes = read_bytes(entry);
-    } catch (const std::invalid_argument&) {
-      corpus.skipped.push_back(entry.string());
-      continue;
-    }
-    std::vector<std::uint32_t> points;
-    if (bytes.empty() || !decode_utf8(bytes, points)) {
-      corpus.skipped.push_back(entry.string());
-      continue;
-    }
-    corpus.points.insert(corpus.points.end(), points.begin(), points.end());
-    corpus.files.push_back(entry.string());
-  }
+  read_folder(path, corpus);
   if (corpus.files.empty())
-    throw std::invalid_argument("dataset.path: " + path + " holds no UTF-8 text file (" +
+    throw std::invalid_argument("dataset.path: " + path + " holds no UTF-8 text file (skipped " +
                                 std::to_string(corpus.skipped.size()) +
-                                " entries skipped: links or not text); give a text file or a "
-                                "folder of them");
+                                (corpus.skipped.empty() ? "" : ": ") + skipped_text(corpus) +
+                                "); give a text file or a folder of them");
+  std::uint64_t bytes = 0;
+  for (const CorpusFile& file : corpus.files) bytes += file.bytes;
+  spdlog::info("dataset.path {}: read {} file{} ({}), skipped {}{}{}", path, corpus.files.size(),
+               corpus.files.size() == 1 ? "" : "s", io::format_bytes(double(bytes)),
+               corpus.skipped.size(), corpus.skipped.empty() ? "" : ": ", skipped_text(corpus));
   return corpus;
 }
 
@@ -172,11 +273,11 @@ TokenDataset read_text(const DatasetConfig& spec, std::uint64_t seed) {
   if (train_size < needed || total - train_size < needed)
     throw std::invalid_argument(
         "dataset.path: " + spec.path + " has " + std::to_string(total) +
-        " characters: the training split holds " + std::to_string(train_size) +
-        " and the validation split " + std::to_string(total - train_size) +
-        ", fewer than 10 windows of dataset.n + 1 = " + std::to_string(spec.n + 1) +
-        " characters (" + std::to_string(needed) + ") each; give a longer text or a smaller " +
-        "dataset.n");
+        (total == 1 ? " character" : " characters") + ": the training split holds " +
+        std::to_string(train_size) + " and the validation split " +
+        std::to_string(total - train_size) + ", fewer than 10 windows of dataset.n + 1 = " +
+        std::to_string(spec.n + 1) + " characters (" + std::to_string(needed) +
+        ") each; give a longer text or a smaller " + "dataset.n");
   for (TokenSplit* split : {&data.train, &data.validation}) split->n = spec.n;
   data.train.stream.reserve(train_size);
   data.validation.stream.reserve(total - train_size);
@@ -207,7 +308,15 @@ DatasetKind text_kind() {
       "dataset.val_fraction validates";
   kind.claimed_operator = "none";
   kind.check = check_text;
+  kind.vocabulary_key = "dataset.path";
   kind.tokens = read_text;
+  kind.size_key = "dataset.path";
+  kind.check_files = [](const DatasetConfig& spec) {
+    std::error_code error;
+    if (!fs::is_regular_file(spec.path, error) || fs::file_size(spec.path, error) == 0) return;
+    if (const std::string fault = prefix_fault(spec.path); !fault.empty())
+      throw not_text(spec.path, fault);
+  };
   kind.vocabulary_bound = [](const DatasetConfig&) { return 256.0; };
   kind.held_out_windows = [](const DatasetConfig& spec) { return spec.val_windows; };
   kind.token_count = [](const DatasetConfig& spec) {

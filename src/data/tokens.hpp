@@ -12,9 +12,9 @@
 namespace ufl::data {
 
 struct TokenSplit {
-  int n = 0;                          // positions per sample
-  std::vector<std::int32_t> stream;   // the split's token ids
-  std::vector<std::int64_t> starts;   // sample s reads stream[starts[s] .. starts[s] + n]
+  int n = 0;                         // positions per sample
+  std::vector<std::int32_t> stream;  // the split's token ids
+  std::vector<std::int64_t> starts;  // sample s reads stream[starts[s] .. starts[s] + n]
   // count × n: the weight of each position's loss (mqar: 1 at the values that follow a query,
   // else 0). Empty: every position counts once.
   std::vector<float> weights;
@@ -26,13 +26,22 @@ struct TokenSplit {
   }
 };
 
+// A file of a text corpus as it was read: its size and a hash of its bytes, which manifest.json
+// records so that a resume can tell whether the corpus changed (docs/transformer.md §4).
+struct CorpusFile {
+  std::string path;
+  std::uint64_t bytes = 0;
+  std::uint64_t content_hash = 0;  // io/content_hash.hpp
+};
+
 struct TokenDataset {
   // Token id → its UTF-8 text (a character for text, "k17"/"v3"-style names for mqar), in id
   // order; written as vocab.json in the run folder.
   std::vector<std::string> vocab;
   TokenSplit train, validation;
   // text: the files read, in order, and those skipped (not regular UTF-8 text), for the manifest.
-  std::vector<std::string> files, skipped_files;
+  std::vector<CorpusFile> files;
+  std::vector<std::string> skipped_files;
 };
 
 // Reads or draws the token data of a token kind (text, mqar) from the spec and seed. Throws

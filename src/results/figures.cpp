@@ -1,22 +1,14 @@
 #include "results/figures.hpp"
 
-#include <sys/wait.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 
+#include "interrupt/stop_request.hpp"
+#include "io/child_process.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::results {
-namespace {
-
-// 'text' with every ' escaped, for a POSIX shell.
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
 
 std::string figure_python() {
   const char* chosen = std::getenv("UFL_PYTHON");
@@ -31,17 +23,20 @@ std::string draw_figure(const std::string& script, const std::filesystem::path& 
   if (!std::filesystem::exists(python, ignored))
     return "figure not drawn: there is no " + python + later;
   if (!std::filesystem::exists(path, ignored)) return path.string() + " is gone; figure not drawn";
-  const std::string check = quoted(python) + " -c 'import matplotlib, numpy' >/dev/null 2>&1";
-  if (std::system(check.c_str()) != 0)
+  // A stop request (Ctrl-C, SIGTERM) ends the script and this phase (docs/running.md).
+  auto run_script = [](const std::vector<std::string>& arguments) {
+    const std::optional<int> status = io::run_stoppable(arguments);
+    if (!status) throw interrupt::Interrupted("drawing the figures");
+    return *status;
+  };
+  if (run_script({python, "-c", "import matplotlib, numpy"}) != 0)
     return "figure not drawn: Matplotlib (or NumPy) is missing for " + python +
            " (apt-get install python3-matplotlib python3-numpy, or bash scripts/install_deps.sh)";
-  const std::string command = quoted(python) + " " + quoted(path.string()) + " " +
-                              quoted(run.string()) + " >/dev/null 2>&1";
-  const int status = std::system(command.c_str());
+  spdlog::info("drawing figures with scripts/{} …", script);
+  const int status = run_script({python, path.string(), run.string()});
   if (status == 0) return "";
-  return "figure not drawn: scripts/" + script + " failed (exit " +
-         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "); run " + python +
-         " scripts/" + script + " " + run.string() + " to see why";
+  return "figure not drawn: scripts/" + script + " failed (exit " + std::to_string(status) +
+         "); run " + python + " scripts/" + script + " " + run.string() + " to see why";
 }
 
 }  // namespace ufl::results

@@ -13,7 +13,8 @@ std::string figure_python();
 
 // Runs `<python> <source>/scripts/<script> <run>`; returns "" when it drew the figure, else one
 // line saying why not: no such Python, no Matplotlib for it (and how to install it), or the
-// script failed.
+// script failed. A stop request (Ctrl-C, SIGTERM) ends the script and throws
+// interrupt::Interrupted.
 std::string draw_figure(const std::string& script, const std::filesystem::path& run);
 
 }  // namespace ufl::results

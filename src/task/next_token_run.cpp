@@ -11,6 +11,7 @@
 
 #include "analysis/block_heads.hpp"
 #include "analysis/gate_trajectory.hpp"
+#include "data/corpus_identity.hpp"
 #include "interrupt/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
@@ -92,7 +93,7 @@ class NextTokenRun : public TaskRun {
   }
   nlohmann::json data_record() const override {
     nlohmann::json record = nlohmann::json::object();
-    if (!data_.files.empty()) record["files"] = data_.files;
+    if (!data_.files.empty()) record["files"] = data::corpus_record(data_.files);
     if (!data_.skipped_files.empty()) record["skipped_files"] = data_.skipped_files;
     return record;
   }

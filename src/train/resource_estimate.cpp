@@ -191,6 +191,9 @@ std::string ResourceEstimate::time_text(int steps) const {
                 "step at %.0f GFLOP/s per thread; an estimate)",
                 format_seconds(seconds_per_step).c_str(), format_seconds(total_seconds).c_str(),
                 steps, threads, threads == 1 ? "" : "s", flops_per_step / 1e9, gflops_per_thread);
+  if (final_seconds > 0)
+    return std::string(text) + ", of which " + format_seconds(final_seconds) +
+           " for the final analysis";
   return text;
 }
 

@@ -28,6 +28,8 @@ struct ResourceEstimate {
   double peak_bytes = 0;
   double flops_per_step = 0;  // a training step plus its share of the evaluations
   double seconds_per_step = 0, total_seconds = 0;
+  // Of total_seconds, the final evaluation and analysis after the last step (token runs).
+  double final_seconds = 0;
   int threads = 1;
   double gflops_per_thread = 0;  // the cost model's assumed speed
 

@@ -22,6 +22,11 @@ constexpr double kProcessBytes = 40e6;
 // transformer.md); 60 GFLOP/s per thread is a 2020s x86 core's share, as for the denoise layer.
 constexpr double kGflopsPerThread = 60;
 constexpr double kElementwiseFlops = 40;
+// The softmax of the tied head's logits: an exponential and a division per logit.
+constexpr double kSoftmaxFlops = 20;
+// Memory traffic that does no arithmetic (clearing and summing gradient slots, AdamW's pass):
+// measured at about 2 GB/s on the 2-core machine (docs/running.md).
+constexpr double kBytesPerSecond = 2e9;
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.15g", value);
@@ -58,7 +63,8 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   }
   const double per_block_parameters =
       h * (head_parameters + D * values) + D * D + 2 * D * hidden + hidden + 5 * D;
-  const double parameters = depth * per_block_parameters + (vocab + n) * D + 2 * D;
+  // Without the token embedding E (vocab × D), which the vocabulary part below counts.
+  const double parameters = depth * per_block_parameters + n * D + 2 * D;
 
   // Per sample and block, the fused ops' kept fields: the heads' normalised input, its statistics,
   // every head's projections (Q, K and the value slice), their score matrices (S and softmax(S)
@@ -70,7 +76,7 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   const double per_block = heads_fields + mlp_fields + 4 * n * D;
   // Outside the blocks: the embedding's output and the final norm's, with their gradients, the
   // head's probabilities, the inputs.
-  const double per_sample = depth * per_block + 4 * n * D + n * vocab + 4 * n;
+  const double per_sample = depth * per_block + 4 * n * D + 4 * n;
   // Per sample group, the workspace the ops share in turn (tape/tape.hpp), the largest of one
   // op's temporaries; and the gradient slots of the parameters summed per group (the norms, the
   // universal heads' position rows and gate, a fixed head's operator, the embeddings).
@@ -79,9 +85,9 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   const double score_temporaries = std::max(r, values) * n + 2 * n * n + 2 * n * r + n * values;
   const double workspace =
       std::max({group_size * 2 * n * D + std::max(score_temporaries, 2 * n * values),
-                group_size * (n * hidden + n * D), n * vocab});
+                group_size * (n * hidden + n * D)});
   const double slots =
-      depth * (4 * D + h * (head_parameters - (scores ? 2 * D * r : 0))) + (vocab + n) * D + 2 * D;
+      depth * (4 * D + h * (head_parameters - (scores ? 2 * D * r : 0))) + n * D + 2 * D;
   // Weights transposed once per step for the backward's products.
   const double per_step = depth * (projections * D + D * D + 2 * D * hidden);
   MemoryPart training_tape{"training tape",
@@ -113,6 +119,27 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
                       "every head op by op, " + chunk_text +
                           ", and model.depth × layer.heads × 2 × " + n_text + "² doubles",
                       {"model.depth", "layer.heads", "dataset.n"}};
+  // What grows with the vocabulary (docs/transformer.md §8): the embedding E (vocab × D) with its
+  // gradient, AdamW's moments and the checkpoint's copies (10 copies, as every parameter); E's
+  // gradient slot in each sample group, twice (the embedding's and the tied head's); and per
+  // window the head's probabilities (n × vocab) kept from forward, with one n × vocab temporary
+  // (the logits' gradient) per group, for the training batch and the evaluation's windows.
+  // Also E written to params/ and the checkpoint (two more copies), and the tokens' names
+  // (vocab.json; about 100 bytes a token with the JSON).
+  const double vocabulary_bytes =
+      100 * vocab +
+      (12 * vocab * D + groups * (2 * vocab * D + n * vocab) + batch * n * vocab +
+       (tokens ? evaluation_chunk(std::max(dataset.val_windows, dataset.test_size), threads) : 0) *
+           n * vocab) *
+          kFloat;
+  const std::string vocab_key = kind != nullptr ? kind->vocabulary_key : std::string();
+  MemoryPart vocabulary{"vocabulary",
+                        vocabulary_bytes,
+                        "a vocabulary of " + number(vocab) + " (" +
+                            (vocab_key.empty() ? std::string("dataset.vocab") : vocab_key) +
+                            ") × (12 × " + width_text + " + train.batch_size = " + number(batch) +
+                            " × " + n_text + " + …)",
+                        {vocab_key.empty() ? "dataset.vocab" : vocab_key}};
   MemoryPart weights{"parameters and AdamW",
                      10 * parameters * kFloat,
                      "model.depth = " + number(depth) + " × " + width_text + "² × 10 copies",
@@ -126,7 +153,7 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
                          : (dataset.train_size + dataset.test_size) * n * dataset.d * 2 * kFloat,
                   tokens ? "about " + number(token_count) + " tokens"
                          : "dataset.train_size + dataset.test_size",
-                  {"dataset.train_size"}};
+                  {kind != nullptr ? kind->size_key : std::string("dataset.train_size")}};
   MemoryPart sampler{"sampler", windows * 4 * 3, "one int32 per training window", {}};
   MemoryPart process{"process", kProcessBytes, "code, libraries, thread stacks", {}};
 
@@ -137,6 +164,7 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
                     data,
                     sampler,
                     process};
+  if (tokens) estimate.parts.push_back(vocabulary);
   std::sort(estimate.parts.begin(), estimate.parts.end(),
             [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
   for (const MemoryPart& part : estimate.parts) estimate.peak_bytes += part.bytes;
@@ -147,7 +175,7 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   const double head = (scores ? 2 * n * n * r : 0) + 2 * n * n * values;
   const double block = 2 * n * D * projections + causal_share * h * head + 2 * n * D * D +
                        4 * n * D * hidden + kElementwiseFlops * n * D;
-  const double forward = depth * block + 2 * n * D * vocab;
+  const double forward = depth * block + 2 * n * D * vocab + kSoftmaxFlops * n * vocab;
   estimate.threads = std::max(threads, 1);
   estimate.gflops_per_thread = kGflopsPerThread;
   const double eval_windows =
@@ -156,7 +184,19 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
       3 * batch * forward + eval_windows * forward / std::max(train.eval_every, 1);
   estimate.seconds_per_step = estimate.flops_per_step /
                               (std::min<double>(estimate.threads, groups) * kGflopsPerThread * 1e9);
-  estimate.total_seconds = estimate.seconds_per_step * train.steps;
+  // What the vocabulary adds in memory traffic rather than FLOPs, per step: E's gradient slots
+  // cleared, filled and summed in each group, AdamW's pass over E and its copies, the
+  // probabilities written, normalised and read back.
+  const double vocabulary_traffic =
+      (groups * 2 * vocab * D * 3 + 10 * vocab * D + batch * n * vocab * 3) * kFloat;
+  estimate.seconds_per_step += vocabulary_traffic / kBytesPerSecond;
+  // After the last step: the validation windows scored, then scored again with every head
+  // recorded op by op (about three forward passes each), on the threads the windows can use.
+  estimate.final_seconds =
+      tokens ? 3 * eval_windows * forward /
+                   (std::min<double>(estimate.threads, eval_windows) * kGflopsPerThread * 1e9)
+             : 0;
+  estimate.total_seconds = estimate.seconds_per_step * train.steps + estimate.final_seconds;
   return estimate;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "io/npy.hpp"
+#include "token_support.hpp"
 
 using namespace ufl::testing;
 namespace fs = std::filesystem;
@@ -209,4 +210,40 @@ TEST_CASE("a disk that fills while writing a checkpoint keeps the last good one 
           0);
   for (const char* file : {"loss.csv", "params/A.npy", "metrics.json"})
     CHECK_MESSAGE(read_text(run + "/" + file) == read_text(reference + "/" + file), file);
+}
+
+TEST_CASE("a stop while the figures are drawn, after the last step, leaves an interrupted run") {
+  TemporaryFolder folder, process;
+  const std::string corpus = write_tiny_corpus(folder), run = folder / "run";
+  // A Python that says Matplotlib is there, then draws for a minute: the signal lands in the
+  // phase after training, whatever the machine's speed.
+  const std::string python = folder / "python", drawing = folder / "drawing";
+  std::ofstream(python) << "#!/bin/sh\nif [ \"$1\" = -c ]; then exit 0; fi\ntouch " << drawing
+                        << "\nexec sleep 60\n";
+  fs::permissions(python, fs::perms::owner_all);
+  const std::string pid =
+      start_ufl(process,
+                "train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                    run + " --set train.steps=20" + kTinyTextRun,
+                "UFL_PYTHON=" + python);
+  REQUIRE(!pid.empty());
+  bool drawn = false;
+  for (int wait = 0; wait < 30000 && !drawn; ++wait) {
+    drawn = fs::exists(drawing);
+    if (!drawn) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(drawn);
+  const auto signalled = std::chrono::steady_clock::now();
+  REQUIRE(run_command("kill -INT " + pid).exit_code == 0);
+  CHECK(wait_for_exit_code(process) == 130);
+  CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::seconds(5));
+  INFO(read_text(process / "err"));
+  const auto manifest = nlohmann::json::parse(read_text(run + "/manifest.json"));
+  CHECK(manifest["status"] == "interrupted");
+  CHECK(fs::exists(run + "/checkpoint.bin"));
+  // The resume redoes the analysis only.
+  const CommandResult resumed = run_ufl("train --resume " + run + " -q", kNoFigures);
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_text(run + "/manifest.json"))["status"] == "complete");
 }

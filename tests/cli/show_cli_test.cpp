@@ -110,3 +110,36 @@ TEST_CASE("ufl show on a token run, an interrupted run and a diverged run") {
   CHECK(blown.output.find("\ndiverged: training diverged at step ") != std::string::npos);
   if (have_matplotlib()) CHECK(is_png(diverged + "/summary.png"));
 }
+
+TEST_CASE("the heads figure of a depth-64 model stays bounded: 8 blocks drawn, with a note") {
+  TemporaryFolder folder;
+  // metrics.json and heads/ of 64 blocks of 2 heads, as a depth-64 token run writes them.
+  const std::string fixture =
+      "import json, numpy as np, os\n"
+      "os.makedirs('heads')\n"
+      "layers = []\n"
+      "for l in range(64):\n"
+      "    heads = []\n"
+      "    for k in range(2):\n"
+      "        path = f'heads/block{l + 1}_head{k + 1}.npy'\n"
+      "        np.save(path, np.tril(np.ones((16, 16))) / np.arange(1, 17)[:, None])\n"
+      "        heads.append({'mean_M': path, 'kind': 'content', 'mean_distance': 3.0, 'iota': "
+      "0.5})\n"
+      "    layers.append({'heads': heads})\n"
+      "json.dump({'mixer': 'attention', 'layers': layers}, open('metrics.json', 'w'))\n";
+  std::ofstream(folder / "fixture.py") << fixture;
+  REQUIRE(run_command("cd " + folder.path.string() + " && /usr/bin/python3 fixture.py").exit_code ==
+          0);
+  const CommandResult drawn = run_command(
+      "/usr/bin/python3 " UFL_SOURCE_DIR "/scripts/head_map.py " + folder.path.string());
+  INFO(drawn.output);
+  REQUIRE(drawn.exit_code == 0);
+  // The PNG's height, from its header (bytes 20–23, big-endian): 8 rows of panels, not 64.
+  const std::string png = read_text(folder / "heads.png");
+  REQUIRE(png.size() > 24);
+  const auto byte = [&](int k) { return static_cast<unsigned char>(png[k]); };
+  const unsigned height = byte(20) << 24 | byte(21) << 16 | byte(22) << 8 | byte(23);
+  CHECK(height < 3000);  // 19 459 pixels before the cap
+  CHECK(std::filesystem::file_size(folder / "heads.svg") < 600000);
+  CHECK(read_text(folder / "heads.svg").find("showing blocks 1, 10, 19") != std::string::npos);
+}

@@ -118,6 +118,8 @@ TEST_CASE("bad transformer inputs: one line each, exit 2, nothing written") {
   };
   const std::vector<Case> cases = {
       {"--set layer.heads=3", "layer.heads must be a divisor of model.width = 16"},
+      // More heads than channels: blamed on layer.heads, not on the rank it leaves at 0.
+      {"--set layer.heads=64", "layer.heads must be a divisor of model.width = 16"},
       {"--set layer.mixer=fourier", "a mixer with a causal form"},
       {"--set model.block=mixer", "layer.heads belongs to block 'transformer'"},
       {"--set dataset.kind=local", "dataset.path belongs to dataset kind 'text'"},
@@ -161,4 +163,15 @@ TEST_CASE("a task reads its own kind of data, and next_token needs transformer b
     CHECK(result.output.find(c.message) != std::string::npos);
     CHECK(!fs::exists(folder / "run"));
   }
+}
+
+TEST_CASE("mqar with a window too short for one pair says which dataset.n it needs") {
+  TemporaryFolder folder;
+  const CommandResult refused =
+      run_ufl("train configs/transformer/mqar.json --set dataset.n=2 --out " + folder / "mqar");
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("dataset.n must be at least 4 × dataset.pairs − 1 = 31 for "
+                            "dataset.pairs = 8") != std::string::npos);
+  CHECK(refused.output.find("at most 0") == std::string::npos);
 }

@@ -79,7 +79,7 @@ TEST_CASE("a folder is read in name order; links and files that are not text are
   fs::create_symlink(folder.path / "a.txt", folder.path / "e.link");
   const data::TokenDataset data = data::generate_tokens(text_spec(folder.path.string()), 1);
   CHECK(data.files.size() == 2);
-  CHECK(data.files[0].ends_with("a.txt"));
+  CHECK(data.files[0].path.ends_with("a.txt"));
   CHECK(data.skipped_files.size() == 3);
   CHECK(data.train.stream.front() == 0);      // 'a' first
   CHECK(data.validation.stream.back() == 1);  // 'b' last

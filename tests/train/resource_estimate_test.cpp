@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "config/load.hpp"
 #include "data/tokens.hpp"
 #include "model/model.hpp"
@@ -107,6 +109,55 @@ TEST_CASE("a transformer's training tape is estimated within 10% of the arena it
     double tape = 0;
     for (const train::MemoryPart& part : estimate.parts)
       if (part.name == "training tape") tape = part.bytes;
+    // The arena also holds what the vocabulary part counts for training: E's gradient slots
+    // (twice) and the logits' gradient per sample group, and the probabilities per sample.
+    const double vocab = double(data.vocab.size()), width = 64, n = 64, batch = 12;
+    const double groups = std::ceil(batch / std::ceil(batch / kMaxSampleGroups));
+    tape += (groups * (2 * vocab * width + n * vocab) + batch * n * vocab) * sizeof(float);
     CHECK(tape == doctest::Approx(double(session.tape().arena_bytes())).epsilon(0.10));
   }
+}
+
+namespace {
+
+// The mqar run measured with /usr/bin/time -v on the 2-core machine (docs/running.md): n 32,
+// width 64, depth 2, batch 8, 512 training and 64 test sequences, 5 steps, one thread.
+std::string mqar_with_vocab(double vocab) {
+  return R"({"task": {"kind": "next_token"}, "dataset": {"kind": "mqar", "n": 32, "vocab": )" +
+         std::to_string(std::int64_t(vocab)) +
+         R"(, "pairs": 8, "train_size": 512, "test_size": 64}, "layer": {"mixer": "universal",
+         "heads": 1}, "model": {"block": "transformer", "depth": 2, "width": 64}, "train":
+         {"steps": 5, "batch_size": 8, "warmup_steps": 1, "eval_every": 5, "ortho_weight": 0}})";
+}
+
+}  // namespace
+
+TEST_CASE("the vocabulary is counted: embedding, logits and their gradients, near the peaks") {
+  // Measured peak resident memory (bytes) at three vocabulary sizes.
+  const std::vector<std::pair<double, double>> measured = {
+      {2e4, 222e6}, {2e5, 2.04e9}, {1e6, 10.96e9}};
+  for (const auto& [vocab, peak] : measured) {
+    CAPTURE(vocab);
+    const train::ResourceEstimate estimate = estimate_of(mqar_with_vocab(vocab));
+    CHECK(estimate.peak_bytes > 0.75 * peak);
+    CHECK(estimate.peak_bytes < 1.25 * peak);
+    // The part of its own: 100 bytes a token, 12 copies of E (vocab × width 64), two gradient
+    // slots of E and an n × vocab temporary in each of the 8 groups (one sample each), the batch's
+    // probabilities (8 × n 32 × vocab) and one evaluation window's (n × vocab), in floats.
+    const auto part =
+        std::find_if(estimate.parts.begin(), estimate.parts.end(),
+                     [](const train::MemoryPart& p) { return p.name == "vocabulary"; });
+    REQUIRE(part != estimate.parts.end());
+    const double floats =
+        12 * vocab * 64 + 8 * (2 * vocab * 64 + 32 * vocab) + 8 * 32 * vocab + 32 * vocab;
+    CHECK(part->bytes == doctest::Approx(100 * vocab + 4 * floats));
+  }
+}
+
+TEST_CASE("a vocabulary too large for memory is blamed on dataset.vocab") {
+  const train::ResourceEstimate estimate = estimate_of(mqar_with_vocab(1e9));
+  CHECK(estimate.parts.front().name == "vocabulary");
+  CHECK(estimate.keys_to_lower() == "dataset.vocab");
+  CHECK(estimate.memory_text().find("a vocabulary of 1000000000 (dataset.vocab)") !=
+        std::string::npos);
 }
