@@ -494,6 +494,7 @@ class Mixing(torch.nn.Module):
             self.M = torch.nn.Parameter(torch.eye(n).repeat(heads, 1, 1))
         self.W_o = torch.nn.Parameter(torch.randn(width, width) * std / math.sqrt(2 * depth))
         self.register_buffer("mask", torch.ones(n, n, dtype=torch.bool).tril())
+        self.register_buffer("positions", torch.arange(1, n + 1, dtype=torch.float32).view(n, 1))
 
     def forward(self, y):
         batch, n, width = y.shape
@@ -509,9 +510,9 @@ class Mixing(torch.nn.Module):
                 k = k + self.B_pos + self.b_bias
             S = (q @ k.transpose(-1, -2)) / math.sqrt(self.r)
             M = torch.softmax(S.masked_fill(~self.mask, float("-inf")), dim=-1)
-            if self.mixer == "universal":
+            if self.mixer == "universal":  # the linear branch: row i's mean over j <= i
                 gamma = torch.sigmoid(self.g)
-                M = (1 - gamma) * S.masked_fill(~self.mask, 0.0) + gamma * M
+                M = (1 - gamma) * S.masked_fill(~self.mask, 0.0) / self.positions + gamma * M
         mixed = (M @ values).transpose(1, 2).reshape(batch, n, width)
         return mixed @ self.W_o
 

@@ -337,9 +337,8 @@ std::vector<Key> build_table() {
                        " in transformer blocks (docs/transformer.md §4)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     c.layer.gate_init = block != nullptr && block->has_heads
-                                             ? kTransformerGateInit
-                                             : 0.5;
+                     c.layer.gate_init =
+                         block != nullptr && block->has_heads ? kTransformerGateInit : 0.5;
                    })
           .rule("a number, 0 < γ < 1",
                 [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),

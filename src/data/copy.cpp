@@ -1,10 +1,10 @@
-// The `copy` kind, in-context copying (docs/transformer.md §2): lines of a random segment of
+// The `copy` kind, in-context copying (docs/transformer.md §10): lines of a random segment of
 // dataset.segment_min … dataset.segment_max tokens drawn from dataset.vocab letters, a separator
 // `|`, the same segment again and a newline, one line after another, cut into sequences of
-// n + 1 tokens that each start at a line. The segment's length varies from line to line, so no
-// fixed offset finds the letter to copy: a mixer must look it up by content or by the
-// separator's position. Only the copied letters are scored: there the next token is the letter
-// of the segment at the same place, which a model that does not copy can only guess
+// n + 1 tokens that each enter their first line at a random token. The segment's length varies from
+// line to line, so no fixed offset finds the letter to copy: a mixer must look it up by content or
+// by the separator's position. Only the copied letters are scored: there the next token is the
+// letter of the segment at the same place, which a model that does not copy can only guess
 // (ln(dataset.vocab) nats).
 #include <algorithm>
 #include <string>
@@ -29,7 +29,8 @@ BrokenRule check_copy(const DatasetConfig& spec) {
   return {};
 }
 
-// Appends one sequence of n + 1 tokens, lines from its first token on, with its weights.
+// Appends one sequence of n + 1 tokens with its weights: lines one after another, the first
+// entered at a random token, so that no position of the window marks where lines begin.
 // Position p predicts token p + 1: the separator and every copied letter but the last are scored.
 void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   const int n = spec.n;
@@ -37,6 +38,7 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   split.starts.push_back(std::int64_t(split.stream.size()));
   std::vector<std::int32_t> sequence;
   std::vector<float> weights;
+  bool first_line = true;
   while (int(sequence.size()) < n + 1) {
     const int length =
         spec.segment_min + int(rng.below(std::uint64_t(spec.segment_max - spec.segment_min + 1)));
@@ -47,6 +49,15 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
     sequence.push_back(newline);
     weights.resize(sequence.size(), 0.0f);
     std::fill_n(weights.begin() + std::ptrdiff_t(first + length), length, 1.0f);
+    if (first_line) {
+      // Enter the first line at a random token of it; a copied letter whose source was cut off
+      // is not scored (nothing in the window says what it is).
+      const std::ptrdiff_t skip = std::ptrdiff_t(rng.below(sequence.size()));
+      for (int k = 0; k < length && k < skip; ++k) weights[length + k] = 0.0f;
+      sequence.erase(sequence.begin(), sequence.begin() + skip);
+      weights.erase(weights.begin(), weights.begin() + skip);
+      first_line = false;
+    }
   }
   sequence.resize(n + 1);
   weights.resize(n);

@@ -81,7 +81,8 @@ struct DerivedArray {
 // docs/transformer.md §8): tensors on the tape, shared by the batch, that the mixer builds from
 // the head's parameters once per step. Either scores
 //   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
-//   M = (1−γ)·L⊙S + γ·softmax(S) with a gate, M = softmax(S) without,
+//   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_head.hpp),
+//   M = softmax(S) without,
 // or one operator M for every input.
 struct HeadInputs {
   Var query_weights, key_weights;  // [1, D, r]

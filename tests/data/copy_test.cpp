@@ -1,6 +1,6 @@
-// The `copy` kind (docs/transformer.md §2): lines of a random segment, `|`, the same segment and a
-// newline, from each sequence's first token; the separator and the copied letters but the last
-// are scored, so the scored targets are exactly the copied letters; lines that cannot fit are
+// The `copy` kind (docs/transformer.md §10): lines of a random segment, `|`, the same segment and
+// a newline, each sequence entering its first line at a random token; the separator and the
+// copied letters but the last are scored, so the scored targets are exactly the copied letters; lines that cannot fit are
 // refused with the largest segment that would.
 #include <doctest/doctest.h>
 
@@ -39,8 +39,15 @@ TEST_CASE("copy sequences: each line's second half repeats its segment; the copi
   for (int s = 0; s < data.train.count(); ++s) {
     const std::int32_t* window = data.train.window(s);
     const float* weights = data.train.weights_of(s);
-    // Walk the lines: letters up to `|`, then the copy.
+    // The window enters its first line at a random token: a scored position there predicts a
+    // letter; whole lines follow the first newline.
     int line = 0;
+    while (line < spec.n && window[line] != 6) {
+      if (weights[line] != 0.0f) CHECK(window[line + 1] < 5);
+      ++line;
+    }
+    ++line;
+    // Walk the lines: letters up to `|`, then the copy.
     while (line <= spec.n) {
       int length = 0;
       while (line + length <= spec.n && window[line + length] < 5) ++length;
@@ -61,6 +68,11 @@ TEST_CASE("copy sequences: each line's second half repeats its segment; the copi
     }
   }
   CHECK(lengths_seen == 5);  // every length from 3 to 7 occurs
+  // Windows start at different places of their first line.
+  std::vector<bool> first_tokens(7, false);
+  for (int s = 0; s < data.train.count(); ++s) first_tokens[data.train.window(s)[0]] = true;
+  CHECK(first_tokens[5]);  // some windows start at a separator
+  CHECK(first_tokens[6]);  // some at a newline
   // Deterministic for a seed; another seed, other sequences.
   CHECK(data::generate_tokens(spec, 4).train.stream == data.train.stream);
   CHECK(data::generate_tokens(spec, 5).train.stream != data.train.stream);

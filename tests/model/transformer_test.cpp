@@ -220,8 +220,14 @@ TEST_CASE("transformer parameters: names per block and head, GPT-2 initialisatio
 
 TEST_CASE("universal heads start with softplus(s) = 1 and γ = layer.gate_init") {
   for (double gate : {0.5, 0.95}) {
-    Model<double> model = transformer("universal", "layernorm", 10, 6, 8, 2, 1);
-    model.layer_config.gate_init = gate;
+    ModelConfig stack;
+    stack.block = "transformer";
+    stack.width = 8;
+    LayerConfig layer;
+    layer.heads = 2;
+    layer.rank = 4;
+    layer.gate_init = gate;
+    Model<double> model(6, 0, stack, layer, 10, true);
     initialize(model, 2);
     int gates = 0;
     for (const ParameterSlice& slice : model.params.slices) {

@@ -4,12 +4,14 @@
 // (model/modules/heads_kernel.hpp) runs it:
 //   S = Q·Kᵀ                        the head's scales (Σ, 1/√r) are folded into Q beforehand
 //   P = softmax over j ≤ i of S_i·   (causal; over every j otherwise)
-//   M = (1−γ)·L⊙S + γ·P              gated (universal); attention is P alone (γ = 1)
+//   M = (1−γ)·A + γ·P                 gated (universal); attention is P alone (γ = 1)
 //   out = M·V
-// and its backward from dOut:
-//   dM = dOut·Vᵀ,  dV = Mᵀ·dOut,  dγ = Σ dM⊙(P − L⊙S),
-//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·L⊙dM,  dQ = dS·K,  dK = dSᵀ·Q.
-// L is the causal mask (all ones when not causal). The rows of the exponentials are computed
+// with the linear branch A = S, or when causal A = D·(L⊙S), L the causal mask and D the row
+// weights 1/(i + 1) (the mean over the positions row i reads; docs/transformer.md §10); and its
+// backward from dOut:
+//   dM = dOut·Vᵀ,  dV = Mᵀ·dOut,  dγ = Σ dM⊙(P − A),
+//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),  dQ = dS·K,  dK = dSᵀ·Q. The rows of the
+//   exponentials are computed
 // with Eigen's vectorised exp. The composite graph of the mixer (universal.hpp, attention.hpp)
 // is the reference these are tested against.
 #include <cmath>
@@ -28,8 +30,8 @@ using ConstStridedMap = Eigen::Map<const RowMatrix<T>, 0, Eigen::OuterStride<>>;
 struct ScoreHeadShape {
   int n = 0, rank = 0, values = 0;  // positions, columns of Q and K, columns of V
   bool causal = false;
-  bool gated = false;  // M = (1−γ)·L⊙S + γ·P; else M = P
-  // Kept per sample: P, and L⊙S when gated.
+  bool gated = false;  // M = (1−γ)·A + γ·P; else M = P
+  // Kept per sample: P, and the linear branch A when gated.
   std::size_t kept_size() const { return std::size_t(gated ? 2 : 1) * n * n; }
   // Temporaries: Kᵀ or Vᵀ (max(r, values)×n), M or dM (n×n), dS (n×n), dQ, dK (n×r), dV.
   std::size_t temporaries_size() const {
@@ -113,7 +115,7 @@ void score_head_forward(const ScoreHeadShape& shape, const ScoreHeadForward<T>& 
   MatrixMap<T> probabilities(v.kept, n, n);
   MatrixMap<T> keys_transposed(v.temporaries, shape.rank, n);
   keys_transposed = v.keys.transpose();
-  // S into P's buffer (attention) or the kept L⊙S (gated); P from it.
+  // S into P's buffer (attention) or the kept A (gated); P from it.
   MatrixMap<T> scores(shape.gated ? v.kept + std::size_t(n) * n : v.kept, n, n);
   products.scores(v.queries, ConstMatrixMap<T>(keys_transposed.data(), shape.rank, n), scores);
   score_softmax(scores.data(), probabilities.data(), n, shape.causal);
@@ -123,7 +125,10 @@ void score_head_forward(const ScoreHeadShape& shape, const ScoreHeadForward<T>& 
     return;
   }
   if (shape.causal)
-    for (int i = 0; i < n; ++i) scores.row(i).tail(n - 1 - i).setZero();
+    for (int i = 0; i < n; ++i) {
+      scores.row(i).head(i + 1) *= T(1) / T(i + 1);
+      scores.row(i).tail(n - 1 - i).setZero();
+    }
   MatrixMap<T> mixer(v.temporaries + std::size_t(std::max(shape.rank, shape.values)) * n, n, n);
   mixer = (T(1) - v.gamma) * scores + v.gamma * probabilities;
   products.mix(ConstMatrixMap<T>(mixer.data(), n, n), v.values, out);
@@ -164,7 +169,8 @@ void score_head_backward(const ScoreHeadShape& shape, const ScoreHeadBackward<T>
     const auto p_row = probabilities.row(i).head(length).array();
     if (shape.gated) d_gamma += (d_row * (p_row - scores.row(i).head(length).array())).sum();
     const T inner = (d_row * p_row).sum();
-    d_row = gate * p_row * (d_row - inner) + (T(1) - gate) * d_row;
+    const T linear = shape.causal ? (T(1) - gate) / T(i + 1) : T(1) - gate;
+    d_row = gate * p_row * (d_row - inner) + linear * d_row;
     d_scores.row(i).tail(n - length).setZero();
   }
   if (v.d_gamma != nullptr) *v.d_gamma += d_gamma;

@@ -267,7 +267,9 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
                         1.0 / std::sqrt(double(shape.r)), "S");
     const Var attention = shape.causal ? causal_softmax_rows(tape, S, "softmax_S")
                                        : softmax_rows(tape, S, "softmax_S");
-    const Var linear = shape.causal ? lower_triangular(tape, S, "S_causal") : S;
+    // Causal: the linear branch is the mean over the positions a row reads (docs/transformer.md
+    // §10), as softmax's rows are averages; a sum over up to n of them drowns the stream.
+    const Var linear = shape.causal ? causal_row_mean(tape, S, "S_causal_mean") : S;
     graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
     graph.out =
         matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");

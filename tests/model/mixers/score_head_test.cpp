@@ -58,7 +58,7 @@ TEST_CASE("scores of zero give each position the mean of the values it can see (
   CHECK(kept[4 + 1] == doctest::Approx(0.5));
 }
 
-TEST_CASE("a closed gate (γ = 0) mixes with the masked scores themselves") {
+TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean over j ≤ i") {
   const ScoreHeadShape shape{3, 2, 1, true, true};
   Matrix q(3, 2), k(3, 2), v(3, 1);
   q << 1, 0, 0, 1, 1, 1;
@@ -66,9 +66,10 @@ TEST_CASE("a closed gate (γ = 0) mixes with the masked scores themselves") {
   v << 1, 2, 3;
   std::vector<double> kept;
   const Matrix out = forward(shape, q, k, v, 0.0, kept);
+  // Row i of the masked S divided by i + 1 (docs/transformer.md §10): [1 0 0; 0 1 0; ⅓ ⅔ ⅓].
   CHECK(out(0, 0) == doctest::Approx(1));
-  CHECK(out(1, 0) == doctest::Approx(4));
-  CHECK(out(2, 0) == doctest::Approx(8));
+  CHECK(out(1, 0) == doctest::Approx(2));
+  CHECK(out(2, 0) == doctest::Approx(8.0 / 3));
   // Not causal: every position reads every other, S·V.
   const ScoreHeadShape open{3, 2, 1, false, true};
   const Matrix all = forward(open, q, k, v, 0.0, kept);
