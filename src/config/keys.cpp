@@ -334,7 +334,7 @@ std::vector<Key> build_table() {
                     "softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
           .follows("0.5, or " + number_text(kTransformerGateInit) +
-                       " in transformer blocks (docs/transformer.md §4)",
+                       " in transformer blocks (docs/transformer.md §10)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
                      c.layer.gate_init =

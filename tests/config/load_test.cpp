@@ -206,7 +206,8 @@ TEST_CASE("layer.kernel_width is odd and at most 2n − 1") {
 TEST_CASE("the resolved config holds the layer keys of its mixer only") {
   const auto universal = to_json(parse_config("{}", "t"));
   CHECK(universal["layer"] ==
-        nlohmann::json::parse(R"({"mixer": "universal", "rank": 32, "content_init_scale": 1.0})"));
+        nlohmann::json::parse(
+            R"({"mixer": "universal", "rank": 32, "content_init_scale": 1.0, "gate_init": 0.5})"));
   const auto convolution = to_json(parse_config("{}", "t", {"layer.mixer=convolution"}));
   CHECK(convolution["layer"] ==
         nlohmann::json::parse(R"({"mixer": "convolution", "kernel_width": 5})"));
