@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "io/atomic_file.hpp"
+#include "io/content_hash.hpp"
 #include "io/io_error.hpp"
 
 namespace ufl::train {
@@ -11,12 +12,6 @@ namespace {
 
 constexpr char kMagic[8] = {'U', 'F', 'L', 'C', 'K', 'P', 'T', '1'};
 constexpr std::uint32_t kVersion = 2;  // 1: without the probe rows
-
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ULL;
-  return hash;
-}
 
 class Writer {
  public:
@@ -105,7 +100,7 @@ std::string encode_checkpoint(const TrainingState& state) {
   file.value(kVersion);
   file.value<std::uint64_t>(payload.bytes().size());
   file.bytes() += payload.bytes();
-  file.value(fnv1a(payload.bytes()));
+  file.value(io::content_hash(payload.bytes()));
   return std::move(file.bytes());
 }
 
@@ -124,7 +119,7 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
   if (length != bytes.size() - header_size - sizeof checksum) header.fail("truncated or padded");
   const std::string_view payload = bytes.substr(header_size, length);
   std::memcpy(&checksum, bytes.data() + header_size + length, sizeof checksum);
-  if (checksum != fnv1a(payload)) header.fail("checksum mismatch");
+  if (checksum != io::content_hash(payload)) header.fail("checksum mismatch");
 
   Reader reader(payload, source);
   TrainingState state;
