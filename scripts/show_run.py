@@ -221,21 +221,24 @@ def stack(figure, run, metrics, loss, header, depth):
     return axes[1][2] if columns > 2 else None
 
 
-def plot_gates(axis, trajectory):
-    """Each head's gate γ against the step (trajectory.csv's block<l>/head<k> columns): 1 is
-    softmax(S) alone, 0 the linear S alone (docs/transformer.md §5)."""
+def plot_gates(axis, trajectory, start=None):
+    """Each head's gate γ against the step (trajectory.csv's block<l>/head<k> columns) as 1 − γ
+    on a log scale, since the heads start near softmax (γ = layer.gate_init, dashed) and move
+    in the third decimal; 1 − γ = 1 is the linear S alone (docs/transformer.md §10)."""
     names = [name for name in trajectory if name.startswith("block")]
     for name in names:
-        axis.plot(trajectory["step"], trajectory[name], lw=1, label=name.replace("/", " "))
-    axis.set_ylim(-0.05, 1.05)
-    axis.set_title("gate γ of each head during training (1: softmax, 0: linear S)", fontsize=9)
+        axis.semilogy(trajectory["step"], np.maximum(1 - trajectory[name], 1e-6), lw=1,
+                      label=name.replace("/", " "))
+    if start is not None:
+        axis.axhline(1 - start, color="0.4", lw=0.8, ls="--", label=f"start (γ = {start:g})")
+    axis.set_title("gate of each head: 1 − γ (smaller: closer to softmax alone)", fontsize=9)
     axis.set_xlabel("step", fontsize=8)
-    axis.set_ylabel("γ", fontsize=8)
-    legend_below(axis, min(len(names), 4))
+    axis.set_ylabel("1 − γ", fontsize=8)
+    legend_below(axis, min(len(names) + 1, 3))
     axis.tick_params(labelsize=7)
 
 
-def token_run(figure, run, metrics, loss, header, trajectory):
+def token_run(figure, run, metrics, loss, header, trajectory, gate_start=None):
     layers = [layer for layer in metrics.get("layers", []) if "heads" in layer]
     heads = max((len(layer["heads"]) for layer in layers), default=0)
     block_rows, head_columns = shown(len(layers), MAX_BLOCKS), shown(heads, MAX_HEADS)
@@ -245,7 +248,7 @@ def token_run(figure, run, metrics, loss, header, trajectory):
     if gated:  # the loss above, the gates below, in the first column
         left = grid[:, 0].subgridspec(2, 1, hspace=0.1)
         plot_loss(figure.add_subplot(left[0]), loss, header, True, 0.4)
-        plot_gates(figure.add_subplot(left[1]), trajectory)
+        plot_gates(figure.add_subplot(left[1]), trajectory, gate_start)
     else:
         plot_loss(figure.add_subplot(grid[:, 0]), loss, header, True,
                   0.2 / max(len(block_rows), 1))
@@ -302,7 +305,8 @@ def main():
         # tight_layout packs onto each other.
         figure = plt.figure(figsize=(5.0 + 2.6 * heads, max(3.6, 2.8 * blocks) + 1.0),
                             layout="constrained")
-        token_run(figure, run, metrics, loss, header, trajectory)
+        token_run(figure, run, metrics, loss, header, trajectory,
+                  config.get("layer", {}).get("gate_init"))
         text_axis = None
     elif complete and depth > 1:
         figure = plt.figure(figsize=(3.6 * max(depth + 1, 3), 7.4))
