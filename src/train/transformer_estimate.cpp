@@ -25,8 +25,9 @@ constexpr double kElementwiseFlops = 40;
 // The softmax of the tied head's logits: an exponential and a division per logit.
 constexpr double kSoftmaxFlops = 20;
 // Memory traffic that does no arithmetic (clearing and summing gradient slots, AdamW's pass):
-// measured at about 2 GB/s on the 2-core machine (docs/running.md).
-constexpr double kBytesPerSecond = 2e9;
+// 10 GB/s, from the mqar run with a vocabulary of 10⁶ timed on the quiet 2-core machine (4.4 s
+// per step, 82 s in all; docs/running.md).
+constexpr double kBytesPerSecond = 1e10;
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.15g", value);
