@@ -623,6 +623,23 @@ def transformer_bench(a):
     return 0
 
 
+def token_windows(split_data, starts, n):
+    """The windows of n tokens at `starts` and their next tokens, as a batch."""
+    tokens = torch.stack([split_data[s:s + n] for s in starts])
+    targets = torch.stack([split_data[s + 1:s + n + 1] for s in starts])
+    return tokens, targets
+
+
+@torch.no_grad()
+def mean_window_loss(model, split_data, starts, n):
+    """The model's loss averaged over the windows at `starts`, 50 at a time."""
+    total = 0.0
+    for first in range(0, len(starts), 50):
+        tokens, targets = token_windows(split_data, starts[first:first + 50], n)
+        total += model(tokens, targets).item() * len(tokens)
+    return total / len(starts)
+
+
 def transformer_train(a):
     a.steps = a.steps or 2000
     text, files = read_corpus(a.corpus)
@@ -638,17 +655,10 @@ def transformer_train(a):
     optimizer = transformer_optimizer(model, a)
 
     def windows(split_data, starts):
-        tokens = torch.stack([split_data[s:s + a.n] for s in starts])
-        targets = torch.stack([split_data[s + 1:s + a.n + 1] for s in starts])
-        return tokens, targets
+        return token_windows(split_data, starts, a.n)
 
-    @torch.no_grad()
     def validation_loss():
-        total = 0.0
-        for first in range(0, a.val_windows, 50):
-            tokens, targets = windows(validation, val_starts[first:first + 50])
-            total += model(tokens, targets).item() * len(tokens)
-        return total / a.val_windows
+        return mean_window_loss(model, validation, val_starts, a.n)
 
     curve, times = [], []
     for step in range(1, a.steps + 1):
@@ -758,17 +768,10 @@ def transformer_replay(a):
                                   steps=schedule_steps)
 
     def windows(split_data, starts):
-        tokens = torch.stack([split_data[s:s + a.n] for s in starts])
-        targets = torch.stack([split_data[s + 1:s + a.n + 1] for s in starts])
-        return tokens, targets
+        return token_windows(split_data, starts, a.n)
 
-    @torch.no_grad()
     def validation_loss():
-        total = 0.0
-        for first in range(0, len(val_starts), 50):
-            tokens, targets = windows(validation, val_starts[first:first + 50])
-            total += model(tokens, targets).item() * len(tokens)
-        return total / len(val_starts)
+        return mean_window_loss(model, validation, val_starts, a.n)
 
     ufl_losses, ufl_val = {}, {}
     with open(os.path.join(a.replay, "loss.csv")) as handle:

@@ -72,10 +72,7 @@ TokenDataset draw_copy(const DatasetConfig& spec, std::uint64_t seed) {
                                           : "c" + std::to_string(t));
   data.vocab.push_back("|");
   data.vocab.push_back("\n");
-  data.train.n = data.validation.n = spec.n;
-  Rng train_rng(seed, Stream::kTrainSamples), test_rng(seed, Stream::kTestSamples);
-  for (int s = 0; s < spec.train_size; ++s) draw_sequence(spec, train_rng, data.train);
-  for (int s = 0; s < spec.test_size; ++s) draw_sequence(spec, test_rng, data.validation);
+  draw_token_splits(spec, seed, data, draw_sequence);
   return data;
 }
 
@@ -93,10 +90,7 @@ DatasetKind copy_kind() {
   kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_copy;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab + 2); };
-  kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };
-  kind.token_count = [](const DatasetConfig& spec) {
-    return double(spec.train_size + spec.test_size) * (spec.n + 1);
-  };
+  count_drawn_sequences(kind);
   return kind;
 }
 

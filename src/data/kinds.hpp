@@ -2,6 +2,7 @@
 // The pieces behind each dataset kind's record (data/registry.hpp, spec §1): how the kind draws
 // one clean sample and what its exact position covariance Γ is. Used by the records and the tests.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "data/registry.hpp"
@@ -54,5 +55,13 @@ std::vector<int> induction_second_keys(int n);  // the second half's key positio
 // one (the same key with probability 1/K), and between a blank and a first-half value position.
 Eigen::MatrixXd induction_covariance(int n);
 void draw_induction_signal(int n, int d, Rng& rng, double* clean, std::int32_t* partners);
+
+// The drawn token kinds (mqar, copy; data/drawn_tokens.cpp): dataset.train_size training and
+// dataset.test_size held-out sequences of n + 1 tokens, each appended to its split by
+// `draw_sequence` from the training or the test stream; and the counts their records report.
+using SequenceDrawer = std::function<void(const DatasetConfig&, Rng&, TokenSplit&)>;
+void draw_token_splits(const DatasetConfig& spec, std::uint64_t seed, TokenDataset& data,
+                       const SequenceDrawer& draw_sequence);
+void count_drawn_sequences(DatasetKind& kind);
 
 }  // namespace ufl::data

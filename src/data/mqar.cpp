@@ -102,10 +102,7 @@ TokenDataset draw_mqar(const DatasetConfig& spec, std::uint64_t seed) {
   for (int t = 0; t < spec.vocab; ++t)
     data.vocab.push_back(t < spec.vocab / 2 ? "k" + std::to_string(t)
                                             : "v" + std::to_string(t - spec.vocab / 2));
-  data.train.n = data.validation.n = spec.n;
-  Rng train_rng(seed, Stream::kTrainSamples), test_rng(seed, Stream::kTestSamples);
-  for (int s = 0; s < spec.train_size; ++s) draw_sequence(spec, train_rng, data.train);
-  for (int s = 0; s < spec.test_size; ++s) draw_sequence(spec, test_rng, data.validation);
+  draw_token_splits(spec, seed, data, draw_sequence);
   return data;
 }
 
@@ -123,10 +120,7 @@ DatasetKind mqar_kind() {
   kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_mqar;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab); };
-  kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };
-  kind.token_count = [](const DatasetConfig& spec) {
-    return double(spec.train_size + spec.test_size) * (spec.n + 1);
-  };
+  count_drawn_sequences(kind);
   return kind;
 }
 
