@@ -1,9 +1,9 @@
 // The `copy` kind, in-context copying (docs/transformer.md §10): lines of a random segment of
 // dataset.segment_min … dataset.segment_max tokens drawn from dataset.vocab letters, a separator
-// `|`, the same segment again and a newline, one line after another, cut into sequences of
-// n + 1 tokens that each enter their first line at a random token. The segment's length varies from
-// line to line, so no fixed offset finds the letter to copy: a mixer must look it up by content or
-// by the separator's position. Only the copied letters are scored: there the next token is the
+// `|`, the same segment again and a newline, one line after another, cut into sequences of n + 1
+// tokens that each enter their first line at a random token. The segment's length varies from
+// line to line, so no fixed offset finds the letter to copy: a mixer must look it up by content
+// or by the separator's position. Only the copied letters are scored: there the next token is the
 // letter of the segment at the same place, which a model that does not copy can only guess
 // (ln(dataset.vocab) nats).
 #include <algorithm>

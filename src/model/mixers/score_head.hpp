@@ -4,16 +4,15 @@
 // (model/modules/heads_kernel.hpp) runs it:
 //   S = Q·Kᵀ                        the head's scales (Σ, 1/√r) are folded into Q beforehand
 //   P = softmax over j ≤ i of S_i·   (causal; over every j otherwise)
-//   M = (1−γ)·A + γ·P                 gated (universal); attention is P alone (γ = 1)
+//   M = (1−γ)·A + γ·P               gated (universal); attention is P alone (γ = 1)
 //   out = M·V
 // with the linear branch A = S, or when causal A = D·(L⊙S), L the causal mask and D the row
 // weights 1/(i + 1) (the mean over the positions row i reads; docs/transformer.md §10); and its
 // backward from dOut:
 //   dM = dOut·Vᵀ,  dV = Mᵀ·dOut,  dγ = Σ dM⊙(P − A),
-//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),  dQ = dS·K,  dK = dSᵀ·Q. The rows of the
-//   exponentials are computed
-// with Eigen's vectorised exp. The composite graph of the mixer (universal.hpp, attention.hpp)
-// is the reference these are tested against.
+//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),  dQ = dS·K,  dK = dSᵀ·Q.
+// The rows of the exponentials are computed with Eigen's vectorised exp. The composite graph of
+// the mixer (universal.hpp, attention.hpp) is the reference these are tested against.
 #include <cmath>
 
 #include "tensor/causal_product.hpp"
