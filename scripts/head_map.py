@@ -12,6 +12,7 @@ for universal heads, the gate γ. Writes RUN_DIR/heads.png and .svg (or --out).
 import argparse
 import json
 import os
+import textwrap
 
 import matplotlib
 
@@ -42,7 +43,7 @@ def draw_head(figure, axis, matrix, head, mixer, title, ylabel=True):
     figure.colorbar(image, ax=axis, fraction=0.046, pad=0.03)
     scores = f"d̄ {head.get('mean_distance', 0):.1f} · ι {head.get('iota', 0):.2f}"
     if "gamma" in head and mixer != "attention":
-        scores += f" · γ {head['gamma']:.2f}"
+        scores += f" · γ {head['gamma']:.3f}"  # heads start at 0.99 and move in the 3rd decimal
     axis.set_title(title, fontsize=9)
     axis.set_xlabel(f"key position j\n{head.get('kind', '?')}: {scores}", fontsize=8)
     if ylabel:
@@ -62,8 +63,21 @@ def main():
     blocks, heads = len(layers), max(len(layer["heads"]) for layer in layers)
     block_rows, head_columns = shown(blocks, MAX_BLOCKS), shown(heads, MAX_HEADS)
     rows, cols = len(block_rows), len(head_columns)
-    figure, axes = plt.subplots(rows, cols, figsize=(2.6 * cols + 0.6, 2.75 * rows + 0.9),
-                                squeeze=False)
+    # The title wrapped to the figure's width (about 10 characters an inch at this size), so that
+    # a narrow grid of one or two heads keeps all of it, and the figure made taller by its lines.
+    title = textwrap.fill(f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄ per block "
+                          "and head (colour scale clipped at the 99th percentile below the "
+                          "diagonal)", width=int(10 * (2.6 * cols + 0.6)))
+    if "validation_loss" in metrics:
+        title += f"\nvalidation loss {metrics['validation_loss']:.3f} nats/token"
+    elif "test_mse" in metrics:
+        title += f"\ntest MSE {metrics['test_mse']:.3f}"
+    left_out = note(block_rows, blocks, head_columns, heads)
+    if left_out:
+        title += "\n" + left_out
+    title_inches = 0.17 * (title.count("\n") + 1)
+    height = 2.75 * rows + 0.5 + title_inches
+    figure, axes = plt.subplots(rows, cols, figsize=(2.6 * cols + 0.6, height), squeeze=False)
     for row, l in enumerate(block_rows):
         layer = layers[l]
         for column, k in enumerate(head_columns):
@@ -75,17 +89,8 @@ def main():
             matrix = np.load(os.path.join(args.run, head["mean_M"]))
             draw_head(figure, axis, matrix, head, metrics.get("mixer"),
                       f"block {l + 1}, head {k + 1}", ylabel=column == 0)
-    title = (f"{metrics.get('mixer', '?')} heads: mean mixing matrix M̄ per block and head "
-             "(colour scale clipped at the 99th percentile below the diagonal)")
-    if "validation_loss" in metrics:
-        title += f"\nvalidation loss {metrics['validation_loss']:.3f} nats/token"
-    elif "test_mse" in metrics:
-        title += f"\ntest MSE {metrics['test_mse']:.3f}"
-    left_out = note(block_rows, blocks, head_columns, heads)
-    if left_out:
-        title += "\n" + left_out
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout(rect=(0, 0, 1, 0.94 if not left_out else 0.92))
+    figure.tight_layout(rect=(0, 0, 1, 1 - title_inches / height))
     out = args.out or os.path.join(args.run, "heads")
     for extension in ("png", "svg"):
         figure.savefig(f"{out}.{extension}", dpi=110)
