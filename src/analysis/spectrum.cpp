@@ -66,10 +66,10 @@ double effective_rank_of(const Eigen::VectorXd& singular_values) {
   return std::exp(entropy);
 }
 
-int k99_of(const Eigen::VectorXd& singular_values) {
+int rank_for_share(const Eigen::VectorXd& singular_values, double share) {
   const double total_energy = singular_values.squaredNorm();
   if (!(total_energy > 0.0)) return 0;
-  const double target = (0.99 - 1e-12) * total_energy;
+  const double target = (share - 1e-12) * total_energy;
   double held = 0.0;
   for (Eigen::Index j = 0; j < singular_values.size(); ++j) {
     held += singular_values(j) * singular_values(j);
@@ -77,6 +77,8 @@ int k99_of(const Eigen::VectorXd& singular_values) {
   }
   return static_cast<int>(singular_values.size());
 }
+
+int k99_of(const Eigen::VectorXd& singular_values) { return rank_for_share(singular_values, 0.99); }
 
 GramAccumulator::GramAccumulator(int n) {
   if (n < 1) throw std::invalid_argument("GramAccumulator: n must be >= 1");

@@ -31,6 +31,8 @@ double effective_rank_of(const Eigen::VectorXd& singular_values);
 // A relative slack of 1e-12 keeps rounding from adding one more value when a prefix holds exactly
 // 99% (e.g. the 100×100 identity gives 99). 0 when all σ are 0.
 int k99_of(const Eigen::VectorXd& singular_values);
+// The same for any share (k90: 0.9), with the same slack.
+int rank_for_share(const Eigen::VectorXd& singular_values, double share);
 
 // The left singular vectors and singular values of a wide matrix T = [C_1 C_2 … C_m].
 struct GramBasis {

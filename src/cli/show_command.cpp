@@ -178,11 +178,21 @@ int run_show(const ShowArguments& arguments) {
       std::cout << "summary.png not drawn: " << error.what() << "\n";
       return int(kSuccess);
     }
-    const std::string problem = results::draw_figure("show_run.py", run);
-    if (problem.empty())
-      std::cout << "wrote " << (run / "summary.png").string() << "\n";
-    else
-      std::cout << "summary.png " << problem.substr(problem.find("not drawn")) << "\n";
+    // summary.png for every run; head_structure.png where the analysis measured the heads
+    // (heads.json, docs/transformer.md §11).
+    struct Figure {
+      const char *script, *file, *needs;  // needs: the file it draws from, if not every run has it
+    };
+    for (const auto& [script, figure, needs] :
+         {Figure{"show_run.py", "summary.png", nullptr},
+          Figure{"head_structure.py", "head_structure.png", "heads.json"}}) {
+      if (needs != nullptr && !fs::exists(run / needs)) continue;
+      const std::string problem = results::draw_figure(script, run);
+      if (problem.empty())
+        std::cout << "wrote " << (run / figure).string() << "\n";
+      else
+        std::cout << figure << " " << problem.substr(problem.find("not drawn")) << "\n";
+    }
     return int(kSuccess);
   });
 }

@@ -49,6 +49,7 @@ struct MixerGraph {
   Var out;  // M(H)·H·W_v, [B, n, d]
   Var penalty;  // [B, 1, 1]: (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² per sample; invalid without U, V
   Var M, U, V;  // the composite graph's operator ([B or 1, n, n]) and factors; invalid when fused
+  Var input;    // a transformer head's input x̂ [B, n, D] (the normalised stream), composite only
   std::string kernel;  // which kernel computes it: "composite", "dense", "structured", …
 };
 

@@ -18,6 +18,7 @@
 // interrupt::stop_requested() and discards it.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -219,19 +220,33 @@ class Tape {
     planned_ = true;
   }
 
-  void forward() {
+  // An edit of per-sample values during forward, for interventions in the analysis (each head's
+  // M replaced by its rank-k truncation, docs/transformer.md §11): called after every op with its
+  // output and the samples [first, end) just computed, on that group's thread ([0, 1) for an op
+  // whose inputs are all shared, as every op of a batch-1 tape), so that the ops after it read
+  // the edited values. It must touch only those samples.
+  using ForwardEdit = std::function<void(Tape& tape, Var output, int first, int end)>;
+
+  void forward(const ForwardEdit& edit = {}) {
     require_planned();
-    for (Op<T>* op : prelude_) op->forward_sample(*this, 0);
+    for (Op<T>* op : prelude_) {
+      op->forward_sample(*this, 0);
+      if (edit) edit(*this, op->output, 0, 1);
+    }
     if (!sample_ops_.empty()) {
       for_each_group([&](int first, int end) {
         for (Op<T>* op : sample_ops_) {
           if (interrupt::stop_requested()) return;
           op->forward_group(*this, first, end);
+          if (edit) edit(*this, op->output, first, end);
         }
       });
       for (Op<T>* op : sample_ops_) op->finish_forward(*this);
     }
-    for (Op<T>* op : epilogue_) op->forward_sample(*this, 0);
+    for (Op<T>* op : epilogue_) {
+      op->forward_sample(*this, 0);
+      if (edit) edit(*this, op->output, 0, 1);
+    }
   }
 
   // Gradients of the scalar `loss` with respect to every node that needs one.

@@ -15,6 +15,7 @@
 #include "interrupt/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
+#include "task/next_token_heads.hpp"
 #include "task/next_token_session.hpp"
 #include "task/registry.hpp"
 
@@ -75,6 +76,12 @@ class NextTokenRun : public TaskRun {
     metrics["validation_windows"] = data_.validation.count();
     metrics["layers"] =
         analyze_heads(model_, data_.validation, analysis::kHeadWindows, config_.analysis, folder);
+    // The seeds' measures (docs/transformer.md §11), beside the same model at its start.
+    model::Model<float> initial = model_;
+    model::initialize(initial, config_.seed);
+    results::write_json(folder / "heads.json",
+                        head_structure(model_, initial, data_.validation, kStructureWindows));
+    metrics["head_structure"] = "heads.json";
     return metrics;
   }
   std::vector<std::string> report(const nlohmann::json& metrics) const override {
@@ -87,7 +94,9 @@ class NextTokenRun : public TaskRun {
     if (!heads.empty()) lines.push_back("heads became: " + heads);
     return lines;
   }
-  std::vector<std::string> figure_scripts() const override { return {"head_map.py"}; }
+  std::vector<std::string> figure_scripts() const override {
+    return {"head_map.py", "head_structure.py"};
+  }
   void write_inputs(const std::filesystem::path& folder) const override {
     results::write_json(folder / "vocab.json", data_.vocab);
   }

@@ -46,7 +46,8 @@ TokenEvaluator::TokenEvaluator(model::Model<float>& model, int max_windows,
 
 TokenScores TokenEvaluator::score(
     const data::TokenSplit& split, int windows,
-    const std::function<void(const TokenGraph&, const Tape<float>&, int, int)>& visit) {
+    const std::function<void(const TokenGraph&, const Tape<float>&, int, int)>& visit,
+    const Tape<float>::ForwardEdit& edit) {
   const int total = windows < 0 ? split.count() : std::min(windows, split.count());
   std::vector<double> loss(total, 0.0), correct(total, 0.0);
   for (int first = 0; first < total; first += chunk_) {
@@ -56,7 +57,7 @@ TokenScores TokenEvaluator::score(
     // Unused slots of a last, short chunk repeat the first window; their outputs are ignored.
     for (int slot = 0; slot < chunk_; ++slot)
       load_window(tape_, graph_, split, first + (slot < count ? slot : 0), slot);
-    tape_.forward();
+    tape_.forward(edit);
     for (int slot = 0; slot < count; ++slot) {
       loss[first + slot] = tape_.value(graph_.loss).sample(slot)[0];
       correct[first + slot] = tape_.value(graph_.correct).sample(slot)[0];

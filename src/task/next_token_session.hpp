@@ -36,10 +36,13 @@ class TokenEvaluator {
                  model::LayerKernels kernels = model::LayerKernels::kFused);
   // Over the first `windows` windows of the split (all when `windows` < 0). `visit`, when given,
   // sees each window's graph outputs after its chunk's forward pass (slot = the window's place
-  // in the chunk).
+  // in the chunk). `edit`, when given, may change per-sample values during each forward pass
+  // (Tape::ForwardEdit: an intervention, such as truncating each head's M).
   TokenScores score(const data::TokenSplit& split, int windows = -1,
                     const std::function<void(const TokenGraph&, const Tape<float>&, int window,
-                                             int slot)>& visit = {});
+                                             int slot)>& visit = {},
+                    const Tape<float>::ForwardEdit& edit = {});
+  const TokenGraph& graph() const { return graph_; }
   int chunk() const { return chunk_; }
 
  private:

@@ -81,8 +81,18 @@ class AttentionMixer : public Mixer<T> {
   }
 
   std::optional<double> gate(const ConstParameterViews<T>&) const override { return 1.0; }
+  // In a transformer block Ω's factors over x̃ = [x̂, e_i, 1] are W_q and W_k with zero position
+  // and bias rows, σ = 1/√r (the scores' scale): S = x̃·A·diag(σ)·Bᵀ·x̃ᵀ (docs/transformer.md §11).
   std::optional<Factors> factors(const ConstParameterViews<T>& params,
-                                 const LayerShape&) const override {
+                                 const LayerShape& shape) const override {
+    if (shape.transformer) {
+      Factors factors{Eigen::MatrixXd::Zero(shape.homogeneous_dim(), shape.r),
+                      Eigen::MatrixXd::Zero(shape.homogeneous_dim(), shape.r),
+                      Eigen::VectorXd::Constant(shape.r, 1.0 / std::sqrt(double(shape.r)))};
+      factors.A.topRows(shape.d) = params[0].template cast<double>();
+      factors.B.topRows(shape.d) = params[1].template cast<double>();
+      return factors;
+    }
     return homogeneous_factors(params[kA], params[kB], params[kS]);
   }
   std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {

@@ -398,9 +398,12 @@ class UniversalMixer : public Mixer<T> {
   std::optional<double> gate(const ConstParameterViews<T>& params) const override {
     return stable_sigmoid(double(params[kG](0, 0)));
   }
+  // In a transformer block σ carries the scores' 1/√r (docs/transformer.md §11).
   std::optional<Factors> factors(const ConstParameterViews<T>& params,
-                                 const LayerShape&) const override {
-    return homogeneous_factors(params[kA], params[kB], params[kS]);
+                                 const LayerShape& shape) const override {
+    Factors factors = homogeneous_factors(params[kA], params[kB], params[kS]);
+    if (shape.transformer) factors.sigma /= std::sqrt(double(shape.r));
+    return factors;
   }
   std::vector<DerivedArray<T>> derived_arrays(const ConstParameterViews<T>& params) const override {
     return {sigma_array(params[kS])};

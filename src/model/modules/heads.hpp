@@ -62,6 +62,7 @@ class HeadsModule : public Module<T> {
                                   params.begin() + (k + 1) * per_head_ - 1);
       graph.heads.push_back(mixer_.record(tape, x, head, params[(k + 1) * per_head_ - 1], shape_,
                                           LayerKernels::kComposite, false));
+      graph.heads.back().input = x;
       outputs.push_back(graph.heads.back().out);
     }
     const Var joined = heads_ == 1 ? outputs.front() : concat_columns(tape, outputs, "heads");

@@ -1,0 +1,210 @@
+#include "task/next_token_heads.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "analysis/head_structure.hpp"
+#include "analysis/spectrum.hpp"
+#include "interrupt/stop_request.hpp"
+#include "task/next_token_session.hpp"
+
+namespace ufl::task {
+namespace {
+
+using nlohmann::json;
+
+// What one head collects over the windows.
+struct HeadSamples {
+  std::vector<double> effective_rank, k90, k99, gap, key_variation;
+  Eigen::VectorXd singular_sum;
+};
+
+json distribution_json(const std::vector<double>& values) {
+  const analysis::Distribution d = analysis::distribution_of(values);
+  return {{"mean", d.mean}, {"median", d.median}, {"p10", d.p10}, {"p90", d.p90}};
+}
+
+json shares_json(const analysis::ReadShares& shares) {
+  return {{"token", shares.token}, {"position", shares.position}, {"bias", shares.bias}};
+}
+
+const model::HeadsModule<float>& heads_of(const model::Model<float>& model, std::size_t block) {
+  return dynamic_cast<const model::HeadsModule<float>&>(*model.blocks[block].branches[0][1]);
+}
+
+// Ω's factors of every head with scores (input-dependent mixers), [block][head].
+std::vector<std::vector<std::optional<model::Factors>>> score_factors(
+    const model::Model<float>& model) {
+  std::vector<std::vector<std::optional<model::Factors>>> factors(model.blocks.size());
+  for (std::size_t l = 0; l < model.blocks.size(); ++l) {
+    const auto& mixing = heads_of(model, l);
+    const auto all = model.views(model.blocks[l].slices[0][1]);
+    for (int k = 0; k < mixing.heads(); ++k)
+      factors[l].push_back(
+          mixing.mixer().input_dependent()
+              ? mixing.mixer().factors(mixing.head_parameters(all, k), mixing.head_shape())
+              : std::nullopt);
+  }
+  return factors;
+}
+
+// x̃·F·diag(√σ) for x̃ = [x̂, e_i, 1]: the queries (F = A) or keys (F = B) with the scale split
+// evenly, so that S = queries·keysᵀ.
+Eigen::MatrixXd projected(const Eigen::MatrixXd& x, const Eigen::MatrixXd& factor,
+                          const Eigen::VectorXd& sigma) {
+  const Eigen::Index n = x.rows(), d = x.cols();
+  Eigen::MatrixXd out = x * factor.topRows(d) + factor.middleRows(d, n);
+  out.rowwise() += factor.row(d + n);
+  return out * sigma.cwiseSqrt().asDiagonal();
+}
+
+// Every head's spectra (and, with `factors`, distance-form gaps) over the windows.
+std::vector<std::vector<HeadSamples>> collect(
+    model::Model<float>& model, const data::TokenSplit& split, int windows,
+    const std::vector<std::vector<std::optional<model::Factors>>>* factors) {
+  std::vector<std::vector<HeadSamples>> samples(model.blocks.size());
+  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  const int n = model.n;
+  evaluator.score(
+      split, windows, [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+        for (std::size_t l = 0; l < graph.model.blocks.size(); ++l) {
+          const auto& heads = graph.model.blocks[l].heads;
+          samples[l].resize(heads.size());
+          for (std::size_t k = 0; k < heads.size(); ++k) {
+            HeadSamples& head = samples[l][k];
+            const Eigen::MatrixXd m = tape.value(heads[k].M).view(slot).cast<double>();
+            const Eigen::VectorXd sigma = analysis::singular_values_of(m);
+            const analysis::RankProfile profile = analysis::rank_profile(sigma);
+            head.effective_rank.push_back(profile.effective_rank);
+            head.k90.push_back(profile.k90);
+            head.k99.push_back(profile.k99);
+            if (head.singular_sum.size() == 0) head.singular_sum = Eigen::VectorXd::Zero(n);
+            head.singular_sum += sigma;
+            if (factors == nullptr || !(*factors)[l][k]) continue;
+            const model::Factors& f = *(*factors)[l][k];
+            const Eigen::MatrixXd x = tape.value(heads[k].input).view(slot).cast<double>();
+            const analysis::DistanceFormGap gap = analysis::distance_form_gap(
+                projected(x, f.A, f.sigma), projected(x, f.B, f.sigma), true);
+            head.gap.push_back(gap.gap);
+            head.key_variation.push_back(gap.key_norm_variation);
+          }
+        }
+      });
+  interrupt::throw_if_stop_requested("analysis");
+  return samples;
+}
+
+json spectrum_json(const HeadSamples& head) {
+  const double count = double(std::max<std::size_t>(1, head.k99.size()));
+  std::vector<double> mean_sigma(head.singular_sum.data(),
+                                 head.singular_sum.data() + head.singular_sum.size());
+  for (double& value : mean_sigma) value /= count;
+  return {{"effective_rank", distribution_json(head.effective_rank)},
+          {"k90", distribution_json(head.k90)},
+          {"k99", distribution_json(head.k99)},
+          {"mean_singular_values", mean_sigma}};
+}
+
+// Validation loss over the windows with every head's M replaced by its rank-k truncation.
+double truncated_loss(TokenEvaluator& evaluator, const data::TokenSplit& split, int windows,
+                      int rank) {
+  std::vector<int> head_ids;
+  for (const model::BlockGraph& block : evaluator.graph().model.blocks)
+    for (const model::MixerGraph& head : block.heads) head_ids.push_back(head.M.id);
+  std::sort(head_ids.begin(), head_ids.end());
+  const Tape<float>::ForwardEdit edit = [&](Tape<float>& tape, Var output, int first, int end) {
+    if (!std::binary_search(head_ids.begin(), head_ids.end(), output.id)) return;
+    for (int b = first; b < end; ++b) {
+      MatrixMap<float> m = tape.value(output).matrix(b);
+      m = analysis::truncated(m.cast<double>(), rank).cast<float>();
+    }
+  };
+  return evaluator.score(split, windows, {}, edit).loss;
+}
+
+}  // namespace
+
+std::vector<int> truncation_ranks(int n) {
+  std::vector<int> ranks;
+  for (int k = 1; k < n; k *= 2) ranks.push_back(k);
+  return ranks;
+}
+
+json head_structure(model::Model<float>& trained, model::Model<float>& initial,
+                    const data::TokenSplit& split, int windows) {
+  windows = std::min(windows, split.count());
+  const int n = trained.n;
+  const auto factors = score_factors(trained);
+  const auto after = collect(trained, split, windows, &factors);
+  const auto initial_factors = score_factors(initial);
+  const auto before = collect(initial, split, windows, &initial_factors);
+
+  json result;
+  result["windows"] = windows;
+  result["n"] = n;
+  const Eigen::VectorXd uniform = analysis::singular_values_of(analysis::uniform_causal_average(n));
+  const analysis::RankProfile uniform_profile = analysis::rank_profile(uniform);
+  result["uniform_causal_average"] = {{"effective_rank", uniform_profile.effective_rank},
+                                      {"k90", uniform_profile.k90},
+                                      {"k99", uniform_profile.k99}};
+
+  // Seed 001's functional test: the loss with every head truncated to rank k.
+  TokenEvaluator evaluator(trained, windows, model::LayerKernels::kComposite);
+  result["full_loss"] = evaluator.score(split, windows).loss;
+  json truncation = json::array();
+  for (int rank : truncation_ranks(n)) {
+    truncation.push_back(
+        {{"rank", rank}, {"loss", truncated_loss(evaluator, split, windows, rank)}});
+    interrupt::throw_if_stop_requested("analysis");
+  }
+  result["truncation"] = truncation;
+
+  // Seed 003's spans: the token and position embeddings as each block's first norm maps them.
+  const Eigen::MatrixXd token_table = trained.params.matrix(trained.token_table).cast<double>();
+  const Eigen::MatrixXd position_table =
+      trained.position_table >= 0 ? trained.params.matrix(trained.position_table).cast<double>()
+                                  : Eigen::MatrixXd(0, trained.width);
+  json blocks = json::array();
+  for (std::size_t l = 0; l < trained.blocks.size(); ++l) {
+    const auto norm = trained.views(trained.blocks[l].slices[0][0]);  // gain (and bias)
+    const analysis::FeatureSpans spans = analysis::feature_spans(
+        token_table, position_table, norm[0].row(0).transpose().cast<double>(), norm.size() == 2);
+    json heads = json::array();
+    for (std::size_t k = 0; k < after[l].size(); ++k) {
+      json head = {{"head", k + 1},
+                   {"spectrum", spectrum_json(after[l][k])},
+                   {"spectrum_at_init", spectrum_json(before[l][k])}};
+      for (const auto& [key, samples] : {std::pair{"distance_form", &after[l][k]},
+                                         std::pair{"distance_form_at_init", &before[l][k]}})
+        if (!samples->gap.empty())
+          head[key] = {{"gap", distribution_json(samples->gap)},
+                       {"key_norm_variation", distribution_json(samples->key_variation)}};
+      if (factors[l][k]) {
+        const analysis::OmegaStructure omega = analysis::omega_structure(
+            analysis::omega_of(*factors[l][k]), spans, trained.width, kOmegaParts);
+        json parts = json::array();
+        for (const analysis::OmegaPart& part : omega.parts)
+          parts.push_back({{"sigma", part.sigma},
+                           {"query", shares_json(part.query)},
+                           {"key", shares_json(part.key)}});
+        const Eigen::Index shown = std::min<Eigen::Index>(omega.singular_values.size(), 32);
+        head["omega"] = {
+            {"singular_values", std::vector<double>(omega.singular_values.data(),
+                                                    omega.singular_values.data() + shown)},
+            {"effective_rank", omega.profile.effective_rank},
+            {"k90", omega.profile.k90},
+            {"k99", omega.profile.k99},
+            {"token_span", spans.token.cols()},
+            {"position_span", spans.position.cols()},
+            {"parts", parts}};
+      }
+      heads.push_back(head);
+    }
+    blocks.push_back({{"block", l + 1}, {"heads", heads}});
+  }
+  result["blocks"] = blocks;
+  return result;
+}
+
+}  // namespace ufl::task
