@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 
@@ -32,6 +33,7 @@
 #include "task/registry.hpp"
 #include "task/run.hpp"
 #include "train/checkpoint.hpp"
+#include "train/free_cores.hpp"
 #include "train/resource_estimate.hpp"
 #include "ufl/version.hpp"
 
@@ -415,11 +417,17 @@ int run_train(const TrainArguments& arguments) {
       }
       guard.remove_stale();
 
+      // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
+      // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
+      train::ThreadGovernor governor(
+          arguments.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
+          omp_get_max_threads());
+      governor.start();
       const int threads = omp_get_max_threads();
       spdlog::info(
-          "train '{}': {}, {} steps of {} on {} thread{} → {}{}", config.name, run->describe(),
+          "train '{}': {}, {} steps of {} on {} thread{}{} → {}{}", config.name, run->describe(),
           config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s",
-          out.string(),
+          governor.active() ? " (following the free cores; --threads fixes it)" : "", out.string(),
           source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
 
       train::TrainOptions options;
@@ -428,6 +436,7 @@ int run_train(const TrainArguments& arguments) {
       if (source) options.resume_from = &source->state;
       options.probe = run->probe();
       options.metric_name = task::task(config.task.kind).metric_column;
+      options.after_step = [&governor](int) { governor.update(); };
       options.on_checkpoint = [&](const train::TrainingState& state) {
         train::write_checkpoint(staging / "checkpoint.bin", state);
         checkpoint_step = state.steps_done;
