@@ -11,7 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import section8_report as s8  # noqa: E402  (loading runs, mean ± std, counts, Wilson intervals)
+import section8_report as s8  # noqa: E402  (runs by kind, number formats, counts)
+import ufl_runs  # noqa: E402
 
 KINDS = ["hadamard", "haar", "dct", "butterfly"]
 MIXERS = ["universal", "linear"]
@@ -19,14 +20,7 @@ MIXERS = ["universal", "linear"]
 PLANTED = {"hadamard": "walsh", "haar": "haar", "dct": "dct", "butterfly": "butterfly"}
 
 
-def case(c):
-    """'walsh', 'convolution w=7', 'lowrank k=4', 'none of the families (best: haar, η(fit) 0.41)'."""
-    name = c.get("mixer", "?")
-    if "kernel_width" in c:
-        name += f" w={c['kernel_width']}"
-    if "rank" in c:
-        name += f" k={c['rank']}"
-    return name
+case = ufl_runs.case_name  # 'walsh', 'convolution w=7', 'lowrank k=4'
 
 
 SECTION8_FAMILIES = ("convolution", "fourier", "lowrank", "linear")

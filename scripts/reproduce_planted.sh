@@ -14,8 +14,10 @@
 #   logs/                          one log per run
 # With the default folder the table is copied to docs/planted/table.md.
 #
-# Complete runs are skipped and interrupted ones resumed (ufl train --continue): rerunning after
-# an interruption continues where it stopped (delete a run folder to redo it).
+# Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue):
+# rerunning after an interruption continues where it stopped (delete a run folder to redo it).
+# A run the trainer stops as diverged (exit 3, docs/running.md) is a result, counted in the
+# table; any other failing run makes the script exit 1 before the report (scripts/lib/reproduce.sh).
 #
 # Env:
 #   JOBS=N            parallel runs (default: nproc); each run uses one thread
@@ -27,53 +29,21 @@
 #   PYTHON=path       python with numpy+matplotlib (default /usr/bin/python3)
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${UFL_EXTRA_ARGS:-}" ] && [ -z "${UFL_RESULTS:-}" ]; then
-  echo "reproduce_planted.sh: UFL_EXTRA_ARGS changes the runs; set UFL_RESULTS to another" \
-       "folder too (e.g. UFL_RESULTS=/tmp/planted-quick)" >&2
-  exit 2
-fi
-results=$(realpath -m "${UFL_RESULTS:-$root/results/planted}")
-jobs=${JOBS:-$(nproc)}
-python=${PYTHON:-/usr/bin/python3}
-[ -x "$python" ] || python=python3
+# shellcheck source=lib/reproduce.sh
+source "$(dirname "$0")/lib/reproduce.sh"
+reproduce_setup planted results/planted
 mixers=${MIXERS:-universal linear}
 
-if [ -n "${UFL_BIN:-}" ]; then
-  ufl=$(realpath "$UFL_BIN")
-else
-  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build" -DUFL_PCH=ON
-  cmake --build "$root/build" -j "$(nproc)" --target ufl
-  ufl=$root/build/ufl
-fi
-
-mkdir -p "$results/runs" "$results/logs"
-list=$(mktemp)
-trap 'rm -f "$list"' EXIT
-total=0
 for mixer in $mixers; do
   for kind in hadamard haar dct butterfly; do
     for seed in ${SEEDS:-1 2 3}; do
-      total=$((total + 1))
       name=$mixer-$kind-s$seed
-      run=$results/runs/$name
-      # complete runs are skipped; an interrupted one (Ctrl-C) is resumed by --continue
-      grep -qs '"status": "complete"' "$run/manifest.json" && continue
-      # UFL_EXTRA_ARGS is split on spaces on purpose (several flags in one variable).
-      printf 'OMP_NUM_THREADS=1 %q train %q --seed %q --set name=%q --set layer.mixer=%q --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
-        "$ufl" "$root/configs/planted/$kind.json" "$seed" "$name" "$mixer" "$run" \
-        "${UFL_EXTRA_ARGS:-}" "$results/logs/$name.log" >> "$list"
+      add_run "$name" "$root/configs/planted/$kind.json" "$seed" \
+        "--set name=$name --set layer.mixer=$mixer"
     done
   done
 done
-todo=$(wc -l < "$list")
-echo "planted: $total runs, $((total - todo)) already complete, training $todo with $jobs parallel jobs"
-start=$SECONDS
-xargs -r -d '\n' -n 1 -P "$jobs" bash -c < "$list" || {
-  echo "some runs failed; see $results/logs/ (rerun this script to retry only those)" >&2
-  exit 1
-}
-echo "trained $todo runs in $((SECONDS - start)) s"
+train_runs planted
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/planted_report.py" "$results/runs" "$results"

@@ -12,8 +12,10 @@
 #   table.md, table.csv    mean ± std per dataset  fig1_operators, fig2_emergence,
 #   logs/                  one log per run          fig3_training (.png and .svg)
 #
-# Complete runs are skipped and interrupted ones resumed (ufl train --continue): rerunning after
-# an interruption continues where it stopped (delete a run folder to redo it).
+# Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue):
+# rerunning after an interruption continues where it stopped (delete a run folder to redo it).
+# A run the trainer stops as diverged (exit 3, docs/running.md) is a result, counted in the
+# table; any other failing run makes the script exit 1 before the report (scripts/lib/reproduce.sh).
 #
 # Env:
 #   JOBS=N            parallel runs (default: nproc); each run uses one thread
@@ -26,58 +28,22 @@
 #   SEEDS="1 2 3 4 5" the seeds;  PYTHON=path  python with numpy+matplotlib (/usr/bin/python3)
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${UFL_EXTRA_ARGS:-}" ] && [ -z "${UFL_RESULTS:-}" ]; then
-  echo "reproduce_section8.sh: UFL_EXTRA_ARGS changes the runs; set UFL_RESULTS to another" \
-       "folder too (e.g. UFL_RESULTS=/tmp/section8-quick)" >&2
-  exit 2
-fi
-results=$(realpath -m "${UFL_RESULTS:-$root/results/section8}")
-jobs=${JOBS:-$(nproc)}
-python=${PYTHON:-/usr/bin/python3}
-[ -x "$python" ] || python=python3
+# shellcheck source=lib/reproduce.sh
+source "$(dirname "$0")/lib/reproduce.sh"
+reproduce_setup section8 results/section8
 
-# Build: configure once, then an incremental build (a no-op when up to date).
-if [ -n "${UFL_BIN:-}" ]; then
-  ufl=$(realpath "$UFL_BIN")
-else
-  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build" -DUFL_PCH=ON
-  cmake --build "$root/build" -j "$(nproc)" --target ufl  # the tests are scripts/test.sh's
-  ufl=$root/build/ufl
-fi
-
-# One shell line per missing run; xargs runs them, $jobs at a time, one thread each.
-mkdir -p "$results/runs" "$results/logs"
-list=$(mktemp)
-trap 'rm -f "$list"' EXIT
-total=0
 # The universal layer (runs/<kind>-s<seed>) and, beside it, the plain `linear` mixer, a free n×n
 # matrix (runs/linear-<kind>-s<seed>): the table says which verdicts any fixed matrix gets too.
 for mixer in universal linear; do
-  prefix= settings=
+  prefix='' settings=''
   [ "$mixer" = universal ] || { prefix=$mixer-; settings="--set layer.mixer=$mixer"; }
   for kind in local global periodic lowrank; do
     for seed in ${SEEDS:-1 2 3 4 5}; do
-      total=$((total + 1))
-      name=$prefix$kind-s$seed
-      run=$results/runs/$name
-      # complete runs are skipped; an interrupted one (Ctrl-C) is resumed by --continue
-      grep -qs '"status": "complete"' "$run/manifest.json" && continue
-      # $settings and UFL_EXTRA_ARGS are split on spaces on purpose (several flags each).
-      printf 'OMP_NUM_THREADS=1 %q train %q --seed %q %s --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
-        "$ufl" "$root/configs/section8/$kind.json" "$seed" "$settings" "$run" "${UFL_EXTRA_ARGS:-}" \
-        "$results/logs/$name.log" >> "$list"
+      add_run "$prefix$kind-s$seed" "$root/configs/section8/$kind.json" "$seed" "$settings"
     done
   done
 done
-todo=$(wc -l < "$list")
-echo "section 8: $total runs, $((total - todo)) already complete, training $todo with $jobs parallel jobs"
-start=$SECONDS
-xargs -r -d '\n' -n 1 -P "$jobs" bash -c < "$list" || {
-  echo "some runs failed; see $results/logs/ (rerun this script to retry only those)" >&2
-  exit 1
-}
-echo "trained $todo runs in $((SECONDS - start)) s"
+train_runs "section 8"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/section8_report.py" "$results/runs" "$results"

@@ -19,7 +19,9 @@
 #   tables.md        the three tables (and what each head became)
 #   fig_text_loss.png, fig_mqar.png, fig_heads.png, fig_depth.png   (and .svg)
 #
-# Complete runs are skipped and interrupted ones resumed (ufl train --continue).
+# Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue); a
+# diverged run (exit 3) is a result, counted in the tables; any other failing run makes the script
+# exit 1 before the report (scripts/lib/reproduce.sh).
 #
 # Env:
 #   JOBS=N           parallel runs (default: nproc); each run uses one thread
@@ -32,16 +34,9 @@
 #   PYTHON=path      python with numpy+matplotlib (/usr/bin/python3)
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${UFL_EXTRA_ARGS:-}" ] && [ -z "${UFL_RESULTS:-}" ]; then
-  echo "reproduce_transformer.sh: UFL_EXTRA_ARGS changes the runs; set UFL_RESULTS to another" \
-       "folder too (e.g. UFL_RESULTS=/tmp/transformer-quick)" >&2
-  exit 2
-fi
-results=$(realpath -m "${UFL_RESULTS:-$root/results/transformer}")
-jobs=${JOBS:-$(nproc)}
-python=${PYTHON:-/usr/bin/python3}
-[ -x "$python" ] || python=python3
+# shellcheck source=lib/reproduce.sh
+source "$(dirname "$0")/lib/reproduce.sh"
+reproduce_setup transformer results/transformer
 parts=${PARTS:-depth mqar text}
 # Chosen so that the whole script takes under 45 minutes on a 2-core machine (docs/transformer.md
 # §9 gives the measured time); the depth part's learning rate was chosen on seeds 11-13, which
@@ -51,34 +46,12 @@ steps_mqar=${STEPS_MQAR:-1000}
 steps_text=${STEPS_TEXT:-1500}
 lr_depth=${LR_DEPTH:-0.01}
 
-if [ -n "${UFL_BIN:-}" ]; then
-  ufl=$(realpath "$UFL_BIN")
-else
-  [ -f "$root/build/CMakeCache.txt" ] || cmake -S "$root" -B "$root/build" -DUFL_PCH=ON
-  cmake --build "$root/build" -j "$(nproc)" --target ufl  # the tests are scripts/test.sh's
-  ufl=$root/build/ufl
-fi
 if [ ! -d /usr/share/games/fortunes ] && [[ " $parts " == *" text "* ]]; then
   echo "reproduce_transformer.sh: the text part reads Debian's fortunes; install it with" \
        "'bash scripts/install_deps.sh' (or set PARTS=\"depth mqar\")" >&2
   exit 2
 fi
 
-mkdir -p "$results/runs" "$results/logs"
-list=$(mktemp)
-trap 'rm -f "$list"' EXIT
-total=0
-# add_run NAME CONFIG SEED ARGS…: one shell line for xargs unless the run is complete.
-add_run() {
-  local name=$1 config=$2 seed=$3 run=$results/runs/$1
-  shift 3
-  total=$((total + 1))
-  # A complete or diverged run is a result: skip it.
-  grep -qsE '"status": "(complete|diverged)"' "$run/manifest.json" && return 0
-  # UFL_EXTRA_ARGS is split on spaces on purpose (several flags in one variable).
-  printf 'OMP_NUM_THREADS=1 %q train %q --seed %q %s --out %q --continue --threads 1 --quiet %s > %q 2>&1\n' \
-    "$ufl" "$config" "$seed" "$*" "$run" "${UFL_EXTRA_ARGS:-}" "$results/logs/$name.log" >> "$list"
-}
 # Longest runs first, so the parallel jobs finish together.
 if [[ " $parts " == *" mqar "* ]]; then
   for width in 128 64; do
@@ -113,15 +86,7 @@ if [[ " $parts " == *" depth "* ]]; then
     done
   done
 fi
-todo=$(wc -l < "$list")
-echo "transformer study: $total runs, $((total - todo)) already complete, training $todo with $jobs parallel jobs"
-start=$SECONDS
-# A diverged run (exit 3) is a result, not a failure of the script: it is counted in the tables.
-xargs -r -d '\n' -n 1 -P "$jobs" bash -c 'bash -c "$0"; code=$?; [ $code = 0 ] || [ $code = 3 ]' < "$list" || {
-  echo "some runs failed; see $results/logs/ (rerun this script to retry only those)" >&2
-  exit 1
-}
-echo "trained $todo runs in $((SECONDS - start)) s"
+train_runs "transformer study"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
 "$python" "$root/scripts/transformer_study_report.py" "$results/runs" "$results"

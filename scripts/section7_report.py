@@ -3,8 +3,8 @@
 
 Usage:  /usr/bin/python3 scripts/section7_report.py RUNS_DIR OUT_DIR
 
-RUNS_DIR is searched recursively for run folders (a folder with metrics.json). Runs are grouped
-by dataset kind and depth L. OUT_DIR receives table.md (also printed) and fig_depth<L>.{png,svg}.
+The runs are the complete ones under RUNS_DIR that runs.csv beside it lists (`ufl collect`) and
+the diverged ones (scripts/ufl_runs.py). Runs are grouped by dataset kind and depth L. OUT_DIR receives table.md (also printed) and fig_depth<L>.{png,svg}.
 
 Success on induction: η_fix ≥ 1.5 (the stack's MSE at most 2/3 of the best fixed operator's,
 which one layer provably cannot beat). The figure of depth L shows the induction seed with the
@@ -12,9 +12,11 @@ lowest test MSE: one row per layer (M̄_l, M_l(X) of the first test sample, the 
 on each diagonal offset) and, in the last row, the training curves of every seed.
 """
 import collections
-import json
 import os
 import sys
+
+import ufl_runs
+from ufl_runs import rate
 
 try:
     import numpy as np
@@ -45,41 +47,18 @@ KINDS = ["induction", "local", "global", "periodic", "lowrank"]
 
 
 def find_runs(root):
-    runs = []
-    for d, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
-        stopped, status = False, "complete"
-        if "manifest.json" in files:
-            with open(os.path.join(d, "manifest.json")) as f:
-                status = json.load(f).get("status", "complete")
-            stopped = status == "diverged" and "metrics.json" not in files
-        if status == "interrupted":  # resumable, not a result yet (its metrics are partial)
-            subdirs[:] = []
-            continue
-        if ("metrics.json" in files or stopped) and "config.json" in files:
-            if stopped:
-                metrics = {"diverged": True}
-            else:
-                with open(os.path.join(d, "metrics.json")) as f:
-                    metrics = json.load(f)
-            with open(os.path.join(d, "config.json")) as f:
-                config = json.load(f)
-            runs.append({"dir": d, "metrics": metrics, "config": config,
-                         "kind": config["dataset"]["kind"],
-                         "depth": config.get("model", {}).get("depth", 1),
-                         "seed": config.get("seed", 0)})
-            subdirs[:] = []
+    """The complete and the diverged runs under root (scripts/ufl_runs.py; an interrupted run is
+    not a result yet), each with its dataset kind, depth and seed."""
+    runs = ufl_runs.load_runs(root, diverged=True)
+    for r in runs:
+        r["kind"] = r["config"]["dataset"]["kind"]
+        r["depth"] = r["config"].get("model", {}).get("depth", 1)
+        r["seed"] = r["config"].get("seed", 0)
     return runs
 
 
-def mean_std(values):
-    """Mean ± sample standard deviation (ddof 1, as section8_report.py); the value alone for
-    a single run."""
-    values = [v for v in values if v is not None]
-    if not values:
-        return "–"
-    a = np.array(values, dtype=float)
-    return f"{a.mean():.3f} ± {a.std(ddof=1):.3f}" if len(a) > 1 else f"{a[0]:.3f}"
+# Mean ± sample standard deviation (ddof 1), the value alone for a single run, "–" for none.
+mean_std = ufl_runs.mean_sd_text
 
 
 def layers_of(run):
@@ -365,21 +344,6 @@ def figure(runs, depth, out_dir):
     return paths[0]
 
 
-def wilson(k, n, z=1.959964):
-    """The 95% Wilson score interval of k successes in n (Wilson 1927)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def rate(k, n):
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} [{lo:.2f}, {hi:.2f}]"
-
-
 def best_test_mse_before(run):
     """A run the trainer stopped as diverged has no metrics; its loss.csv holds the test MSE
     of every evaluation before the blow-up. The lowest of them is what the run reached at its
@@ -481,13 +445,7 @@ def robustness(runs):
     return "\n".join(lines)
 
 
-def family_name(fit):
-    name = fit.get("mixer", "?")
-    if "kernel_width" in fit:
-        name += f" w={fit['kernel_width']}"
-    if "rank" in fit:
-        name += f" k={fit['rank']}"
-    return name
+family_name = ufl_runs.case_name
 
 
 def unclassified_layers(runs):

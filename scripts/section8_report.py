@@ -3,8 +3,8 @@
 
 Usage:  /usr/bin/python3 scripts/section8_report.py RUNS_DIR OUT_DIR
 
-RUNS_DIR is searched recursively for run folders (a folder with metrics.json); runs are
-grouped by dataset kind, seeds are averaged. OUT_DIR receives table.md, table.csv and
+The runs are the complete ones under RUNS_DIR that runs.csv beside it lists (`ufl collect`;
+scripts/ufl_runs.py); runs are grouped by dataset kind, seeds are averaged. OUT_DIR receives table.md, table.csv and
 fig{1,2,3}_*.{png,svg}; the markdown table is also printed.
 
 Scaling: the layer outputs Y = M(X) X W_v, so it may trade scale between M and W_v.
@@ -16,6 +16,9 @@ import json
 import math
 import os
 import sys
+
+import ufl_runs
+from ufl_runs import rate
 
 try:
     import numpy as np
@@ -49,25 +52,12 @@ plt.rcParams.update({"font.size": 10, "axes.titlesize": 10.5})
 # ---------------------------------------------------------------- loading
 
 def find_runs(root):
-    """Every finished run folder under root. ufl renames a run into place only when it is
-    complete, so a folder holding metrics.json is whole; hidden folders are staging areas."""
-    runs = []
-    for d, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
-        if "metrics.json" in files and "config.json" in files:
-            runs.append(load_run(d))
-            subdirs[:] = []  # a run folder holds no further runs
+    """The complete runs under root (scripts/ufl_runs.py), each with its dataset kind and seed."""
+    runs = ufl_runs.load_runs(root)
+    for r in runs:
+        r["kind"] = r["metrics"].get("dataset", r["config"]["dataset"]["kind"])
+        r["seed"] = r["config"].get("seed", r["metrics"].get("seed"))
     return runs
-
-
-def load_run(d):
-    with open(os.path.join(d, "metrics.json")) as f:
-        metrics = json.load(f)
-    with open(os.path.join(d, "config.json")) as f:
-        config = json.load(f)
-    return {"dir": d, "metrics": metrics, "config": config,
-            "kind": metrics.get("dataset", config["dataset"]["kind"]),
-            "seed": config.get("seed", metrics.get("seed"))}
 
 
 def load_loss(d):
@@ -113,11 +103,7 @@ def values(runs, key, optimal=False):
     return np.array(out)
 
 
-def mean_std(x):
-    """Mean and sample standard deviation (ddof=1; 0 for a single run)."""
-    if len(x) == 0:
-        return math.nan, math.nan
-    return float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) > 1 else 0.0
+mean_std = ufl_runs.mean_sd  # mean and sample standard deviation (ddof 1; 0 for a single run)
 
 
 def decimals(x):
@@ -151,23 +137,6 @@ def fmt_pair(layer, best):
     dec = None if len(layer) == 0 or (np.all(layer == np.round(layer)) and
                                       np.all(best == np.round(best))) else decimals(layer)
     return fmt(layer, dec), fmt(best, dec)
-
-
-def wilson(k, n, z=1.959964):
-    """The 95% Wilson score interval of a success rate k/n (Wilson 1927): unlike k/n ± 1.96·se
-    it stays inside [0, 1] and is not empty at 0/n or n/n."""
-    if n == 0:
-        return math.nan, math.nan
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def rate(k, n):
-    """'3/10 [0.11, 0.60]': a count with its 95% Wilson interval."""
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} [{lo:.2f}, {hi:.2f}]"
 
 
 def counts(strings):

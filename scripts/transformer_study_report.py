@@ -4,7 +4,8 @@ docs/transformer.md §9).
 
     /usr/bin/python3 scripts/transformer_study_report.py RUNS_DIR OUT_DIR
 
-RUNS_DIR holds the run folders, named by part: depth-L<L>-s<seed>, mqar-<mixer>-D<width>-s<seed>,
+RUNS_DIR holds the run folders (the complete ones listed in runs.csv beside it, `ufl collect`, and
+the diverged ones: scripts/ufl_runs.py), named by part: depth-L<L>-s<seed>, mqar-<mixer>-D<width>-s<seed>,
 text-<mixer>-s<seed> (text-attention48-…: attention with the universal mixer's parameter count).
 Writes OUT_DIR/tables.md and the figures fig_text_loss, fig_mqar, fig_heads and fig_depth (.png
 and .svg), each with a title, labelled axes and units.
@@ -17,7 +18,6 @@ Rules, fixed before the runs:
 """
 import csv
 import json
-import math
 import os
 import re
 import statistics
@@ -31,6 +31,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from head_map import draw_head  # noqa: E402
+import ufl_runs  # noqa: E402
+from ufl_runs import wilson  # noqa: E402
 
 SUCCESS_ETA_FIX = 1.5
 SOLVED_ACCURACY = 0.99
@@ -39,40 +41,22 @@ MQAR_MIXERS = ["universal", "attention", "linear", "convolution"]
 MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)"}
 
 
-def wilson(successes, count, z=1.96):
-    """The 95 % Wilson score interval of a rate."""
-    if count == 0:
-        return (0.0, 1.0)
-    p = successes / count
-    centre = (p + z * z / (2 * count)) / (1 + z * z / count)
-    half = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count)) / (1 + z * z / count)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def mean_sd(values, digits=3):
-    if not values:
-        return "—"
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f} (n = 1)"
-    return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f} " \
-           f"(n = {len(values)})"
+    """'0.512 ± 0.034 (n = 5)': mean ± sample standard deviation and the count."""
+    return ufl_runs.mean_sd_text(values, digits, empty="—", count=True)
 
 
 def load_runs(folder):
+    """The complete and the diverged runs in folder (scripts/ufl_runs.py) whose names say their
+    part, each with its loss curve."""
     runs = []
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        manifest_path = os.path.join(path, "manifest.json")
-        if not os.path.isfile(manifest_path):
-            continue
-        run = {"name": name, "path": path, "manifest": json.load(open(manifest_path))}
-        metrics_path = os.path.join(path, "metrics.json")
-        run["metrics"] = json.load(open(metrics_path)) if os.path.isfile(metrics_path) else {}
-        loss_path = os.path.join(path, "loss.csv")
-        run["curve"] = list(csv.DictReader(open(loss_path))) if os.path.isfile(loss_path) else []
-        match = re.match(r"(depth|mqar|text)-(.+)-s(\d+)$", name)
+    for run in ufl_runs.load_runs(folder, diverged=True):
+        match = re.match(r"(depth|mqar|text)-(.+)-s(\d+)$", run["name"])
         if not match:
             continue
+        run["path"] = run["dir"]
+        loss_path = os.path.join(run["path"], "loss.csv")
+        run["curve"] = list(csv.DictReader(open(loss_path))) if os.path.isfile(loss_path) else []
         run["part"], run["key"], run["seed"] = match.group(1), match.group(2), int(match.group(3))
         runs.append(run)
     return runs
@@ -90,7 +74,7 @@ def training(runs):
 
 
 def status(run):
-    return run["manifest"].get("status", "?")
+    return run["status"]
 
 
 def ms_per_step(run):
@@ -270,7 +254,7 @@ def depth_table(runs, lines):
     for depth in depths:
         chosen = [r for r in runs if r["key"] == f"L{depth}"]
         done = [r for r in chosen if "eta_fix" in r["metrics"]]
-        diverged = sum(status(r) == "diverged" for r in chosen)
+        diverged = sum(status(r) == ufl_runs.DIVERGED for r in chosen)
         successes = sum(r["metrics"]["eta_fix"] >= SUCCESS_ETA_FIX for r in done)
         low, high = wilson(successes, len(chosen))
         eta = [r["metrics"]["eta_fix"] for r in done]

@@ -21,7 +21,8 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import section8_report as s8  # noqa: E402  (loading runs, mean ± std, number formats)
+import section8_report as s8  # noqa: E402  (runs by kind, number formats)
+import ufl_runs  # noqa: E402
 from update_readme_results import replace_readme_section  # noqa: E402
 
 np, plt, Rectangle = s8.np, s8.plt, s8.Rectangle
@@ -65,14 +66,7 @@ def does_well(runs, kind):
     return stat(runs, "eta")[0] >= WELL
 
 
-def case_name(case):
-    """'convolution w=7', 'lowrank k=4', 'fourier', 'attention', 'none'."""
-    name = case.get("mixer", "?")
-    if "kernel_width" in case:
-        name += f" w={case['kernel_width']}"
-    if "rank" in case:
-        name += f" k={case['rank']}"
-    return name
+case_name = ufl_runs.case_name  # 'convolution w=7', 'lowrank k=4', 'fourier', 'attention'
 
 
 def cases(runs, optimal=False):

@@ -1,6 +1,6 @@
 #pragma once
-// SVD alignment (spec §4): how well the singular structure of the learned operator M̄ matches a
-// reference, as a subspace (α), per component (|⟨u_j, u_j*⟩|) and per singular value.
+// SVD alignment (docs/experiment.md §3): how well the singular structure of the learned operator M̄
+// matches a reference, as a subspace (α), per component (|⟨u_j, u_j*⟩|) and per singular value.
 #include <Eigen/Dense>
 
 namespace ufl::analysis {
@@ -13,15 +13,15 @@ namespace ufl::analysis {
 double subspace_alignment(const Eigen::MatrixXd& M, const Eigen::MatrixXd& reference_basis);
 
 // |⟨u_j(M), u_j(reference)⟩| for j < k, the left singular vectors of both sorted by singular
-// value (spec §4, "per component, against M*"). Throws std::invalid_argument if the row counts
-// differ or k exceeds either matrix's number of singular values.
+// value (docs/experiment.md §3, "per component, against M*"). Throws std::invalid_argument if the
+// row counts differ or k exceeds either matrix's number of singular values.
 Eigen::VectorXd component_cosines(const Eigen::MatrixXd& M, const Eigen::MatrixXd& reference,
                                   int k);
 
 // |scale|·σ_j(M) against σ_j(reference): |(|scale|·σ_j(M)) − σ_j(ref)| / σ_j(ref), j < k. The
-// scale is w = trace(W_v)/d of spec §4 (Y = M X W_v can trade scale between M and W_v); its
-// absolute value is used because σ(w·M) = |w|·σ(M). Where σ_j(ref) = 0 the error is 0 if the
-// scaled σ_j(M) is 0 too and +infinity otherwise. Throws like component_cosines.
+// scale is w = trace(W_v)/d of docs/experiment.md §3 (Y = M X W_v can trade scale between M and
+// W_v); its absolute value is used because σ(w·M) = |w|·σ(M). Where σ_j(ref) = 0 the error is 0 if
+// the scaled σ_j(M) is 0 too and +infinity otherwise. Throws like component_cosines.
 Eigen::VectorXd singular_value_errors(const Eigen::MatrixXd& M, double scale,
                                       const Eigen::MatrixXd& reference, int k);
 

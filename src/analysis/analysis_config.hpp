@@ -1,5 +1,5 @@
 #pragma once
-// The verdict's thresholds (the keys analysis.*, spec §4); rules and meanings are in
+// The verdict's thresholds (the keys analysis.*, docs/experiment.md §3); rules and meanings are in
 // config/keys.cpp.
 
 namespace ufl::analysis {

@@ -1,4 +1,4 @@
-// The parsimony verdict (universality spec §3) and the best operator of each special case on
+// The parsimony verdict (docs/universality.md §3) and the best operator of each special case on
 // the test set; see closest_special_case.hpp.
 #include "analysis/closest_special_case.hpp"
 
@@ -73,9 +73,9 @@ long long parameter_count(const model::Mixer<float>& mixer, const model::LayerSh
   return count;
 }
 
-// The attention fit of a trained layer (spec §3): its own parameters run as the attention mixer,
-// i.e. with the gate forced open (γ = 1). Exists when the layer's mixer has every parameter of
-// the attention mixer, by name and shape (the universal layer); its test MSE.
+// The attention fit of a trained layer (docs/universality.md §3): its own parameters run as the
+// attention mixer, i.e. with the gate forced open (γ = 1). Exists when the layer's mixer has every
+// parameter of the attention mixer, by name and shape (the universal layer); its test MSE.
 std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
                                                const model::Model<float>& model) {
   const model::Mixer<float>* attention = model::find_mixer<float>("attention");
@@ -346,7 +346,8 @@ ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
     add(candidate.fit, errors.mse(candidate.matrix));
   add({"linear", 0, 0, square(n)}, errors.mse(m));
   // Input-dependent operators are the answer only when they are input-dependent enough and beat
-  // the best fixed operator (spec §3, as the verdict's attention test of section8 §4).
+  // the best fixed operator (docs/universality.md §3, as the verdict's attention test of
+  // docs/experiment.md §3).
   result.input_dependent_allowed =
       question.iota >= question.iota_min && question.mse < question.fixed_mse;
   if (result.input_dependent_allowed)

@@ -1,6 +1,6 @@
 #pragma once
-// The parsimony verdict (universality spec §3): for an operator — a trained layer, or the optimum
-// M* — the closest special case is the mixer with the fewest parameters whose fit keeps
+// The parsimony verdict (docs/universality.md §3): for an operator — a trained layer, or the
+// optimum M* — the closest special case is the mixer with the fewest parameters whose fit keeps
 // η(fit) ≥ 0.95·η(operator). The fits of the fixed special cases are least-squares (Frobenius)
 // projections of the mean operator M̄ onto each mixer's operators:
 //   convolution  a Toeplitz band of odd width w = 1, 3, …, 2n−1      w parameters

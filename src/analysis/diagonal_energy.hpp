@@ -1,5 +1,5 @@
 #pragma once
-// Where an operator's energy lies along its diagonals (spec section7.md §3): the share of ‖M‖²_F
+// Where an operator's energy lies along its diagonals (docs/section7.md §4): the share of ‖M‖²_F
 // on each offset k = j − i, the offset holding the most, and how many diagonals it takes to hold
 // most of it. A shift by one position ("copy the previous row", M_{i,i−1} = 1) puts everything on
 // k = −1; a scaled identity everything on k = 0; a convolution spreads over a band of offsets.

@@ -1,5 +1,5 @@
 #pragma once
-// One line that says how well a run's mixer did and why (universality spec §2-3): its η, the
+// One line that says how well a run's mixer did and why (docs/universality.md §3-4): its η, the
 // optimum's closest special case, what the mixer's operators can be and how far the best of them
 // gets on this data, or (attention) which part of the optimum softmax rows cannot hold.
 #include <nlohmann/json.hpp>

@@ -1,6 +1,7 @@
 #pragma once
-// Input dependence ι of spec §4 and the spread of per-sample spectra: a streaming accumulator
-// over the per-sample operators M(X_s) of the test set, fed one at a time in a fixed order.
+// Input dependence ι of docs/experiment.md §3 and the spread of per-sample spectra: a streaming
+// accumulator over the per-sample operators M(X_s) of the test set, fed one at a time in a fixed
+// order.
 #include <Eigen/Dense>
 
 namespace ufl::analysis {
@@ -26,8 +27,8 @@ class OperatorStatistics {
   // M̄, the mean operator. Throws std::logic_error before the first add.
   Eigen::MatrixXd mean() const;
 
-  // ι = mean_s ‖M_s − M̄‖²_F / mean_s ‖M_s‖²_F: 0 for a fixed operator, 1 when M̄ = 0 (spec §4).
-  // 0 when every operator is zero or none was added.
+  // ι = mean_s ‖M_s − M̄‖²_F / mean_s ‖M_s‖²_F: 0 for a fixed operator, 1 when M̄ = 0
+  // (docs/experiment.md §3). 0 when every operator is zero or none was added.
   double input_dependence() const;
 
   // Throws std::logic_error unless constructed with collect_spectra (or before the first add).

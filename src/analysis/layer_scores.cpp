@@ -50,7 +50,7 @@ void LayerTally::add(const model::LayerOutputs& outputs, int sample_index,
     orthogonality_U_ += (U.transpose() * U - identity).norm() / std::sqrt(double(r_));
     orthogonality_V_ += (V.transpose() * V - identity).norm() / std::sqrt(double(r_));
   }
-  // branch_gain (spec section7.md §3): ‖M H W_v‖_F / ‖H‖_F of this sample.
+  // branch_gain (docs/section7.md §4): ‖M H W_v‖_F / ‖H‖_F of this sample.
   double branch = 0, input = 0;
   for (std::size_t e = 0; e < std::size_t(n_) * width_; ++e) {
     branch += double(outputs.branch[e]) * double(outputs.branch[e]);
@@ -99,7 +99,8 @@ LayerReport LayerTally::report(const LayerContext& context, bool with_arrays) co
     metrics["orth_rel_V"] = orth_rel_V();
   }
   if (const std::optional<double> gamma = layer.mixer->gate(params)) metrics["gamma"] = *gamma;
-  // Y = M H W_v can trade scale between M and W_v: the mean diagonal of W_v (spec §4's w).
+  // Y = M H W_v can trade scale between M and W_v: w, the mean diagonal of W_v
+  // (docs/experiment.md §3).
   metrics["value_scale"] = double(model_.w_v(layer_).template cast<double>().trace()) / width_;
   metrics["diagonal_energy"] = diagonals.energy;
   metrics["dominant_offset"] = diagonals.dominant_offset;

@@ -1,8 +1,8 @@
 #pragma once
-// What each layer of a stack became (spec section7.md §3): one streaming tally per layer over the
+// What each layer of a stack became (docs/section7.md §4): one streaming tally per layer over the
 // test set — its operators M_l(H_{l−1}), factors, branch and routing — and then its scores: those
-// of spec §4 on M_l (ι, τ, ℓ, φ, α, spectrum, γ, orth_rel, Ω), where its energy lies along the
-// diagonals, how much its branch adds, how it routes, and its verdict.
+// of docs/experiment.md §3 on M_l (ι, τ, ℓ, φ, α, spectrum, γ, orth_rel, Ω), where its energy lies
+// along the diagonals, how much its branch adds, how it routes, and its verdict.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -47,7 +47,8 @@ class LayerTally {
   // Scores and verdict; with `arrays`, also the layer's arrays.
   LayerReport report(const LayerContext& context, bool arrays) const;
 
-  // The pieces the single-layer measurements of spec §4 report at the top of metrics.json.
+  // The pieces the single-layer measurements of docs/experiment.md §3 report at the top of
+  // metrics.json.
   const OperatorStatistics& operators() const { return operators_; }
   const RoutingTally& routing() const { return routing_; }
   // ‖UᵀU − I‖_F/‖I‖_F averaged over the test set, of U and V together and apart.

@@ -1,5 +1,5 @@
-// analyze_model(): every measurement of spec §4 for a trained model and for the optimum M*; for a
-// stack, what each layer became (spec section7.md §3) and the end-to-end errors.
+// analyze_model(): every measurement of docs/experiment.md §3 for a trained model and for the
+// optimum M*; for a stack, what each layer became (docs/section7.md §4) and the end-to-end errors.
 #include "analysis/measure.hpp"
 
 #include <cmath>
@@ -68,9 +68,9 @@ json role_json(const RoleErrorTally& tally) {
   return roles;
 }
 
-// The measurements of spec §4 for a single layer (depth 1), at the top of metrics.json, with its
-// arrays under their Section 8 names: the layer's operators M(X), their mean M̄ and its scores,
-// the factors, the gate and Ω, against the optimum's.
+// The measurements of docs/experiment.md §3 for a single layer (depth 1), at the top of
+// metrics.json, with its arrays under their Section 8 names: the layer's operators M(X), their mean
+// M̄ and its scores, the factors, the gate and Ω, against the optimum's.
 void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
                       const model::Model<float>& model, const LayerTally& layer0,
                       const OperatorStatistics& optimal_operators, const GramBasis& targets,
@@ -223,7 +223,8 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
     optimal_operators.add(dataset.fixed_operator);
   }
 
-  // The reference subspace for α: the classical SVD of the training targets (spec §4).
+  // The reference subspace for α (docs/experiment.md §3): the classical SVD of the training
+  // targets.
   const GramBasis targets =
       left_singular_basis(dataset.train.targets.data(), dataset.train.count, n, d);
   const Eigen::MatrixXd reference_basis = targets.left_vectors.leftCols(targets.k99);
@@ -255,8 +256,8 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
                      targets, reference_basis, half_width, test_mse, optimal_mse, fixed_mse, saved,
                      thresholds);
   } else {
-    // A stack has no single operator: the scores of spec §4 are per layer, below, and the
-    // routing at the top is the last layer's (the one that fills the output).
+    // A stack has no single operator: the scores of docs/experiment.md §3 are per layer, below, and
+    // the routing at the top is the last layer's (the one that fills the output).
     const OperatorScores optimum =
         score_operator(optimal_operators.mean(), optimal_operators.input_dependence(), half_width,
                        reference_basis);
@@ -268,7 +269,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
     metrics["claimed"] = dataset.kind->claimed_operator;
   }
 
-  // Each layer (spec section7.md §3); for one layer its arrays are the Section 8 ones above.
+  // Each layer (docs/section7.md §4); for one layer its arrays are the Section 8 ones above.
   const LayerContext context{reference_basis, targets.k99, half_width,
                              test_mse,        fixed_mse,   thresholds};
   json layer_metrics = json::array(), verdicts = json::array();

@@ -1,7 +1,7 @@
 #pragma once
-// Every measurement of spec §4 for a trained model, on the held-out test set, with the same
-// measurements of the optimal estimator M* as the reference: for one layer at the top of
-// metrics.json (the Section 8 names), for a stack per layer under "layers" (spec section7.md §3),
+// Every measurement of docs/experiment.md §3 for a trained model, on the held-out test set, with
+// the same measurements of the optimal estimator M* as the reference: for one layer at the top of
+// metrics.json (the Section 8 names), for a stack per layer under "layers" (docs/section7.md §4),
 // with the end-to-end η, η_fix and (for induction) the MSE per row role.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,7 +15,7 @@
 namespace ufl::analysis {
 
 struct RunAnalysis {
-  nlohmann::json metrics;          // spec §3 names; "optimal" holds M*'s measurements
+  nlohmann::json metrics;  // docs/experiment.md §3 names; "optimal" holds M*'s measurements
   std::vector<NamedArray> arrays;  // U, V, M of the first test samples, M̄, SVDs, Ω, …
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// The scores of spec §4 for one mean operator M̄ (and its per-sample spread ι), and the
-// bilinear-form view of a layer's Ω (seed 003), as JSON and arrays. Shared by the single-layer
+// The scores of docs/experiment.md §3 for one mean operator M̄ (and its per-sample spread ι), and
+// the bilinear-form view of a layer's Ω (seed 003), as JSON and arrays. Shared by the single-layer
 // measurements and those of each layer of a stack.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,5 +1,6 @@
 #pragma once
-// Routing accuracy of spec §4 (global dataset): does each token attend most to its partner?
+// Routing accuracy of docs/experiment.md §3 (global dataset): does each token attend most to its
+// partner?
 #include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
@@ -14,7 +15,7 @@ int routed_positions(const Eigen::MatrixXd& operator_of_sample, const std::int32
 // routed_positions / n; 0 for n < 2 (no off-diagonal entry to route to).
 double routing_accuracy(const Eigen::MatrixXd& operator_of_sample, const std::int32_t* partners);
 
-// Routing of chosen rows (spec section7.md §3: induction's blanks and second-half keys): the
+// Routing of chosen rows (docs/section7.md §4: induction's blanks and second-half keys): the
 // number of rows i in `rows` whose largest entry M_s(i, j) — over j ≠ i when `off_diagonal`, over
 // every j otherwise — sits at j = partners[i] (on ties the first such j wins).
 int routed_rows(const Eigen::MatrixXd& operator_of_sample, const std::int32_t* partners,

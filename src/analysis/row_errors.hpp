@@ -1,5 +1,5 @@
 #pragma once
-// Mean squared error by the role of the row (spec section7.md §3): for datasets whose positions
+// Mean squared error by the role of the row (docs/section7.md §4): for datasets whose positions
 // play fixed roles (induction's keys, values and blanks), how well each kind of row is estimated.
 #include <Eigen/Dense>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
-// Spectra of operators (spec §4, "spectrum of M̄"): the classical SVD with its effective rank and
-// k99, and the left singular basis of a very wide matrix (all training targets side by side)
-// obtained from its Gram matrix without ever forming the wide matrix.
+// Spectra of operators (docs/experiment.md §3, "spectrum of M̄"): the classical SVD with its
+// effective rank and k99, and the left singular basis of a very wide matrix (all training targets
+// side by side) obtained from its Gram matrix without ever forming the wide matrix.
 #include <Eigen/Dense>
 
 namespace ufl::analysis {

@@ -1,10 +1,10 @@
 #pragma once
 // The score trajectory: at every test evaluation during training, γ and the structure scores of
-// spec §4 (ι, τ, ℓ, φ, α) of the first layer's M̄ over a fixed subset of the test set (its first
-// samples), so that emergence can be watched while it happens (trajectory.csv, figure 3). It is
-// an evaluation probe of the trainer: it reads the outputs of the evaluation pass the trainer
-// runs anyway and the parameters, and changes nothing. ι is over the subset, so it is close to,
-// but not, metrics.json's ι over the whole test set; τ, ℓ, φ, α are the final analysis's
+// docs/experiment.md §3 (ι, τ, ℓ, φ, α) of the first layer's M̄ over a fixed subset of the test set
+// (its first samples), so that emergence can be watched while it happens (trajectory.csv, figure
+// 3). It is an evaluation probe of the trainer: it reads the outputs of the evaluation pass the
+// trainer runs anyway and the parameters, and changes nothing. ι is over the subset, so it is close
+// to, but not, metrics.json's ι over the whole test set; τ, ℓ, φ, α are the final analysis's
 // functions applied to the subset's M̄.
 #include <Eigen/Dense>
 

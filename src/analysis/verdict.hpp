@@ -1,6 +1,6 @@
 #pragma once
-// The verdict of spec §4: which classical operator the learned layer became, and whether it
-// counts as emerged.
+// The verdict of docs/experiment.md §3: which classical operator the learned layer became, and
+// whether it counts as emerged.
 #include <string>
 
 #include "analysis/analysis_config.hpp"
@@ -25,14 +25,14 @@ struct Verdict {
   bool emerged = false;
 };
 
-// Spec §4, first match wins: attention if ι ≥ iota_min and test_mse < fixed_mse; convolution if
-// τ ≥ tau_min and ℓ ≥ ell_min; fourier if φ ≥ phi_min; svd if α ≥ alpha_min and k < n; else
-// unclassified. Attention has emerged by passing its test (it beats every fixed operator); a
-// fixed-operator verdict has emerged only with η ≥ eta_min (a scaled identity is Toeplitz and
+// docs/experiment.md §3, first match wins: attention if ι ≥ iota_min and test_mse < fixed_mse;
+// convolution if τ ≥ tau_min and ℓ ≥ ell_min; fourier if φ ≥ phi_min; svd if α ≥ alpha_min and k <
+// n; else unclassified. Attention has emerged by passing its test (it beats every fixed operator);
+// a fixed-operator verdict has emerged only with η ≥ eta_min (a scaled identity is Toeplitz and
 // local, but a poor denoiser); unclassified never has. A NaN score fails its test.
 Verdict decide(const VerdictInputs& inputs, const AnalysisConfig& thresholds);
 
-// What one layer of a stack became (spec section7.md §3), from the scores of its M̄_l; test_mse
+// What one layer of a stack became (docs/section7.md §4), from the scores of its M̄_l; test_mse
 // and fixed_mse are the stack's, end to end.
 struct LayerVerdictInputs {
   VerdictInputs scores;

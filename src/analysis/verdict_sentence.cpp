@@ -43,8 +43,8 @@ std::string verdict_sentence(const json& metrics) {
 
   std::string sentence = "verdict: " + verdict;
   if (verdict == "attention") {
-    // Spec §4: attention has emerged by passing its own test, which already compares it with
-    // every fixed operator.
+    // docs/experiment.md §3: attention has emerged by passing its own test, which already compares
+    // it with every fixed operator.
     sentence += ", emerged — M(X) depends on the input (" + score("ι", "iota", "iota_min") +
                 ") and beats the best fixed operator (test MSE " +
                 shown(number(metrics, "test_mse")) + " < " + shown(number(metrics, "fixed_mse")) +

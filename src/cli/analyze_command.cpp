@@ -18,6 +18,7 @@
 #include "io/run_lock.hpp"
 #include "results/run_writer.hpp"
 #include "task/run.hpp"
+#include "train/run_status.hpp"
 
 namespace ufl::cli {
 namespace {
@@ -121,7 +122,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
     metrics["name"] = config.name;
     metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
-    metrics["complete"] = manifest.value("status", std::string()) == "complete";
+    metrics["complete"] = train::status_from_name(manifest.value("status", std::string())) ==
+                          train::TrainStatus::kComplete;
     metrics["steps_done"] = manifest.value("steps_done", config.train.steps);
 
     // What changed: the thresholds given with --set, and the verdict they lead to.

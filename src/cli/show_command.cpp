@@ -20,6 +20,7 @@
 #include "model/block.hpp"
 #include "results/figures.hpp"
 #include "task/registry.hpp"
+#include "train/run_status.hpp"
 
 namespace ufl::cli {
 namespace {
@@ -141,7 +142,8 @@ int run_show(const ShowArguments& arguments) {
     std::cout << "\n";
 
     // Key metrics and the verdict (complete runs), or what stopped it.
-    if (status == "complete") {
+    const std::optional<train::TrainStatus> state = train::status_from_name(status);
+    if (state == train::TrainStatus::kComplete) {
       if (metrics.contains("validation_loss"))
         std::cout << "validation loss " << number(metrics, "validation_loss") << " nats ("
                   << number(metrics, "validation_bits") << " bits) per token, accuracy "
@@ -157,9 +159,9 @@ int run_show(const ShowArguments& arguments) {
         std::cout << "layers became: " << analysis::layer_verdicts_text(metrics) << "\n";
       if (const std::string heads = analysis::heads_text(metrics); !heads.empty())
         std::cout << "heads became: " << heads << "\n";
-    } else if (status == "interrupted") {
+    } else if (state == train::TrainStatus::kInterrupted) {
       std::cout << "interrupted: continue with ufl train --resume " << run.string() << "\n";
-    } else if (status == "diverged") {
+    } else if (state == train::TrainStatus::kDiverged) {
       std::cout << "diverged: " << manifest.value("error", std::string("?")) << "\n";
     }
 

@@ -35,6 +35,7 @@
 #include "train/checkpoint.hpp"
 #include "train/free_cores.hpp"
 #include "train/resource_estimate.hpp"
+#include "train/run_status.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::cli {
@@ -56,11 +57,6 @@ json read_manifest(const fs::path& folder) {
   if (!fs::is_regular_file(folder / "manifest.json")) return json::object();
   const json manifest = json::parse(io::read_file(folder / "manifest.json"), nullptr, false);
   return manifest.is_object() ? manifest : json::object();
-}
-
-// "complete", "interrupted" or "diverged" from a run folder's manifest; "" when there is none.
-std::string run_status(const fs::path& run) {
-  return read_manifest(run).value("status", std::string());
 }
 
 // The settings that decide a run's results differ: all of the resolved config except
@@ -120,7 +116,8 @@ ResumeSource read_interrupted_run(const fs::path& run) {
   source.folder = run;
   source.manifest = read_manifest(run);
   const std::string status = source.manifest.value("status", std::string("?"));
-  if (status != "interrupted" || !fs::is_regular_file(checkpoint))
+  if (train::status_from_name(status) != train::TrainStatus::kInterrupted ||
+      !fs::is_regular_file(checkpoint))
     throw BadInput(run.string() + " is " + status +
                    ", not an interrupted run with a checkpoint; nothing to resume");
   source.config = config::load_config(run / "config.json");
@@ -214,11 +211,12 @@ struct RunRecord {
   json analyses;  // `ufl analyze` records of an interrupted run, kept by its resume
 };
 
-json manifest_json(const RunRecord& run, const std::string& status) {
+// The manifest of a run that ended with `status`, or of one still running (none).
+json manifest_json(const RunRecord& run, std::optional<train::TrainStatus> status) {
   json manifest = {{"ufl_version", kVersion},
                    {"git_commit", kGitCommit},
-                   {"status", status},
-                   {"complete", status == "complete"},
+                   {"status", status ? train::status_name(*status) : "running"},
+                   {"complete", status == train::TrainStatus::kComplete},
                    {"seed", run.config.seed},
                    {"mixer", run.config.layer.mixer},
                    {"threads", omp_get_max_threads()},
@@ -236,7 +234,7 @@ json manifest_json(const RunRecord& run, const std::string& status) {
 
 json finished_manifest(const RunRecord& run, const train::TrainResult& training,
                        double wall_seconds) {
-  json manifest = manifest_json(run, train::status_name(training.status));
+  json manifest = manifest_json(run, training.status);
   manifest["steps_done"] = training.steps_done;
   manifest["train_seconds"] = training.seconds;
   manifest["wall_seconds"] = wall_seconds;
@@ -315,11 +313,13 @@ int run_train(const TrainArguments& arguments) {
 
     // One process per run folder; then what earlier runs left there.
     const RunGuard guard(out);
-    const std::string status = run_status(out);
+    // What the folder holds: a finished run's status (none when it holds no run).
+    const std::optional<train::TrainStatus> status = train::recorded_status(out);
     std::optional<ResumeSource> crashed = best_crashed_run(guard.stale());
     std::optional<ResumeSource> source;
     if (resume_given) {
-      if (status == "interrupted" || !crashed) source = read_interrupted_run(out);
+      if (status == train::TrainStatus::kInterrupted || !crashed)
+        source = read_interrupted_run(out);
       if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
         source = std::move(crashed);
       if (given)
@@ -331,9 +331,9 @@ int run_train(const TrainArguments& arguments) {
                          (source->folder / "config.json").string() + ": " + difference +
                          "; resume with the same settings, or give only --resume");
     } else if (arguments.continue_run) {
-      const fs::path settings_file = !status.empty() ? out / "config.json"
-                                     : crashed       ? crashed->folder / "config.json"
-                                                     : fs::path();
+      const fs::path settings_file = status    ? out / "config.json"
+                                     : crashed ? crashed->folder / "config.json"
+                                               : fs::path();
       if (!settings_file.empty())
         if (const std::string difference = settings_difference(
                 config::to_json(*given), config::to_json(config::load_config(settings_file)),
@@ -341,14 +341,14 @@ int run_train(const TrainArguments& arguments) {
             !difference.empty())
           throw BadInput(out.string() + " holds a run with other settings: " + difference +
                          "; choose another --out");
-      if (status == "complete") {
+      if (status == train::TrainStatus::kComplete) {
         guard.remove_stale();
         spdlog::info("{} is complete; nothing to do", out.string());
         return int(kSuccess);
       }
-      if (status == "diverged")
+      if (status == train::TrainStatus::kDiverged)
         throw train::Diverged(out.string() + " diverged before; see its manifest.json");
-      if (status == "interrupted") source = read_interrupted_run(out);
+      if (status == train::TrainStatus::kInterrupted) source = read_interrupted_run(out);
       if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
         source = std::move(crashed);
     } else if (crashed && !arguments.force) {
@@ -376,7 +376,7 @@ int run_train(const TrainArguments& arguments) {
     if (source && fs::is_directory(out / "metrics_history"))
       io::link_tree(out / "metrics_history", staging / "metrics_history");
     results::write_json(staging / "config.json", config::to_json(config));
-    results::write_json(staging / "manifest.json", manifest_json(record, "running"));
+    results::write_json(staging / "manifest.json", manifest_json(record, std::nullopt));
     std::atomic<int> checkpoint_step{-1};
     const bool resuming = source.has_value();
     signals.on_emergency([&] {
@@ -407,7 +407,7 @@ int run_train(const TrainArguments& arguments) {
         record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
       record.data = run->data_record();
       if (source) check_resume_data(*source, record.data, *run, out);
-      results::write_json(staging / "manifest.json", manifest_json(record, "running"));
+      results::write_json(staging / "manifest.json", manifest_json(record, std::nullopt));
       run->write_inputs(staging);
 
       // From here the staging folder holds the resume point, so the leftovers can go.

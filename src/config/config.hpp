@@ -1,6 +1,6 @@
 #pragma once
-// A run's whole configuration (spec §3): the settings of each part, owned by that part, put
-// together. The key table (config/keys.hpp) maps every JSON key to one field here.
+// A run's whole configuration (docs/design.md §3): the settings of each part, owned by that part,
+// put together. The key table (config/keys.hpp) maps every JSON key to one field here.
 #include <cstdint>
 #include <string>
 

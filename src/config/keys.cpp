@@ -322,7 +322,7 @@ std::vector<Key> build_table() {
               [](const Config& c) {
                 return c.layer.rank < 1 ? std::string("an integer ≥ 1")
                                         : "at most dataset.n = " + std::to_string(c.dataset.n) +
-                                              " (spec §2: r ≤ n)";
+                                              " (docs/experiment.md §5: r ≤ n)";
               }),
       Entry<double>("layer.content_init_scale", &Config::layer,
                     &model::LayerConfig::content_init_scale,

@@ -1,7 +1,7 @@
 #pragma once
 // Reading a config: JSON file → `--set` overrides → schema check → Config with every default
-// filled in (spec §3). Every problem is a ConfigError whose message is one line naming the key
-// and what to fix.
+// filled in (docs/design.md §3). Every problem is a ConfigError whose message is one line naming
+// the key and what to fix.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>

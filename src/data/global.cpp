@@ -1,4 +1,5 @@
-// The `global` dataset of spec §1: n/2 random vectors, each placed at two random positions.
+// The `global` dataset of docs/experiment.md §1: n/2 random vectors, each placed at two random
+// positions.
 #include <numeric>
 
 #include "data/kinds.hpp"

@@ -1,4 +1,4 @@
-// The `induction` dataset of spec section7.md §2: recall the value that followed a key, at a
+// The `induction` dataset of docs/section7.md §2: recall the value that followed a key, at a
 // blank after the key's second appearance. One layer cannot do it (a blank's own row is noise,
 // and one layer weighs positions i and j by rows i and j only); two can: a shift by one position
 // copies each key into the next row, then content attention matches the blank's copy against
@@ -130,7 +130,7 @@ DatasetKind induction_kind() {
           draw_induction_signal(n, d, rng, clean, partners);
         };
   };
-  // Given the pairing, each target is linear in the noisy inputs (spec section7.md §2): a key
+  // Given the pairing, each target is linear in the noisy inputs (docs/section7.md §2): a key
   // c + σe seen twice, E[c | x_a, x_b] = (x_a + x_b)/(2+σ²); a value seen once, x_p/(1+σ²), and
   // its blank the same x_p/(1+σ²) (the blank's own input is independent noise).
   kind.partner_optimum = [](const Dataset& dataset, const std::int32_t* partners) {

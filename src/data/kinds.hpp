@@ -1,6 +1,7 @@
 #pragma once
-// The pieces behind each dataset kind's record (data/registry.hpp, spec §1): how the kind draws
-// one clean sample and what its exact position covariance Γ is. Used by the records and the tests.
+// The pieces behind each dataset kind's record (data/registry.hpp, docs/experiment.md §1): how the
+// kind draws one clean sample and what its exact position covariance Γ is. Used by the records and
+// the tests.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -9,19 +10,20 @@
 
 namespace ufl::data {
 
-// local: white noise filtered by a Gaussian bump, valid convolution (spec §1).
+// local: white noise filtered by a Gaussian bump, valid convolution (docs/experiment.md §1).
 // The taps h_t for t = -⌊w/2⌋..⌊w/2⌋ (index t + ⌊w/2⌋), with ‖h‖₂ = 1.
 std::vector<double> local_taps(int kernel_width);
 // Γ_ij = Σ_t h_t h_{t+(j-i)}: Toeplitz, unit diagonal, zero beyond lag 2⌊w/2⌋.
 Eigen::MatrixXd local_covariance(int n, int kernel_width);
 void draw_local_signal(int n, int d, const std::vector<double>& taps, Rng& rng, double* clean);
 
-// global: n/2 vectors from N(0, I_d), each at the two positions of a random pairing (spec §1).
-// Γ: 1 on the diagonal, 1/(n-1) elsewhere (the chance that two positions are partners).
+// global: n/2 vectors from N(0, I_d), each at the two positions of a random pairing
+// (docs/experiment.md §1). Γ: 1 on the diagonal, 1/(n-1) elsewhere (the chance that two positions
+// are partners).
 Eigen::MatrixXd global_covariance(int n);
 void draw_global_signal(int n, int d, Rng& rng, double* clean, std::int32_t* partners);
 
-// periodic: a sum of cosines and sines at `freqs` with random amplitudes (spec §1).
+// periodic: a sum of cosines and sines at `freqs` with random amplitudes (docs/experiment.md §1).
 // The amplitude variances v_f ∝ amplitude_decay^index, Σ v_f = 1, in the order of `freqs`.
 std::vector<double> periodic_variances(const std::vector<int>& freqs, double amplitude_decay);
 // Γ_ts = Σ_f v_f cos(2π f (t-s)/n): circulant, rank 2K for K distinct freqs in 1 ≤ f < n/2.
@@ -29,7 +31,7 @@ Eigen::MatrixXd periodic_covariance(int n, const std::vector<int>& freqs, double
 void draw_periodic_signal(int n, int d, const std::vector<int>& freqs,
                           const std::vector<double>& variances, Rng& rng, double* clean);
 
-// lowrank: C = Q diag(s) Z with one random orthonormal basis Q per seed (spec §1).
+// lowrank: C = Q diag(s) Z with one random orthonormal basis Q per seed (docs/experiment.md §1).
 // Q (n×rank) from the QR of a standard normal matrix drawn from `structure_rng`, diag(R) > 0.
 Eigen::MatrixXd lowrank_basis(int n, int rank, Rng& structure_rng);
 // s_j ∝ singular_value_decay^j, j = 0..rank-1, scaled so that Σ s_j² = n.
@@ -40,7 +42,7 @@ Eigen::MatrixXd lowrank_covariance(const Eigen::MatrixXd& basis,
 void draw_lowrank_signal(int d, const Eigen::MatrixXd& basis,
                          const Eigen::VectorXd& singular_values, Rng& rng, double* clean);
 
-// induction: recall after a key (spec section7.md §2). K = n/4 keys and K values, all
+// induction: recall after a key (docs/section7.md §2). K = n/4 keys and K values, all
 // N(0, I_d). First half: the K (key, value) pairs at positions (2j, 2j+1), the pairs in a random
 // order. Second half: the K keys again in another random order, each followed by a blank
 // (n/2 + 2i, n/2 + 2i + 1). The input shows nothing at blanks (noise only); the target there is

@@ -1,4 +1,5 @@
-// The `local` dataset of spec §1: each channel is white noise filtered by a Gaussian bump.
+// The `local` dataset of docs/experiment.md §1: each channel is white noise filtered by a Gaussian
+// bump.
 #include <cmath>
 #include <cstdlib>
 
@@ -7,8 +8,9 @@
 namespace ufl::data {
 
 std::vector<double> local_taps(int kernel_width) {
-  // spec §1: h_t ∝ exp(−t²/(2(w/4)²)) for t = −⌊w/2⌋..⌊w/2⌋, taken literally, so an even width
-  // w gets w + 1 taps (w = 4 gives t = −2..2). The bump's width w/4 is the Gaussian's std.
+  // docs/experiment.md §1: h_t ∝ exp(−t²/(2(w/4)²)) for t = −⌊w/2⌋..⌊w/2⌋, taken literally, so an
+  // even width w gets w + 1 taps (w = 4 gives t = −2..2). The bump's width w/4 is the Gaussian's
+  // std.
   const int half_width = kernel_width / 2;
   const double bump_std = kernel_width / 4.0;
   std::vector<double> taps(2 * half_width + 1);

@@ -1,4 +1,5 @@
-// The `lowrank` dataset of spec §1: C = Q diag(s) Z, one random orthonormal basis Q per seed.
+// The `lowrank` dataset of docs/experiment.md §1: C = Q diag(s) Z, one random orthonormal basis Q
+// per seed.
 #include <cmath>
 
 #include "data/kinds.hpp"
@@ -23,8 +24,8 @@ Eigen::MatrixXd lowrank_basis(int n, int rank, Rng& structure_rng) {
 }
 
 Eigen::VectorXd lowrank_singular_values(int n, int rank, double singular_value_decay) {
-  // spec §1: s_j ∝ decay^j and Σ s_j² = n, so the clean signal has unit variance per element on
-  // average: E‖C[:,c]‖² = Σ_j s_j² ‖q_j‖² = n.
+  // docs/experiment.md §1: s_j ∝ decay^j and Σ s_j² = n, so the clean signal has unit variance per
+  // element on average: E‖C[:,c]‖² = Σ_j s_j² ‖q_j‖² = n.
   Eigen::VectorXd singular_values(rank);
   for (int j = 0; j < rank; ++j) {
     singular_values(j) = std::pow(singular_value_decay, static_cast<double>(j));

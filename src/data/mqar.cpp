@@ -1,5 +1,5 @@
-// The `mqar` kind, multi-query associative recall (Arora et al. 2023, "Zoology"; docs/
-// transformer.md §2). A sequence of n + 1 tokens: first the dataset.pairs key–value pairs
+// The `mqar` kind, multi-query associative recall (Arora et al. 2023, "Zoology";
+// docs/transformer.md §2). A sequence of n + 1 tokens: first the dataset.pairs key–value pairs
 // k₁ v₁ k₂ v₂ … (keys distinct, from the vocabulary's first half; values distinct, from its second
 // half), then the rest of the sequence, cut into slots of two positions: dataset.pairs slots,
 // chosen at random, hold a query (a key of the pairs, each once, in random order) followed by its

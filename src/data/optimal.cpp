@@ -1,5 +1,5 @@
-// The reference estimators of spec §1: the Wiener operator M_fix, the optimal estimator M*, and
-// their mean squared errors on a sample set.
+// The reference estimators of docs/experiment.md §1: the Wiener operator M_fix, the optimal
+// estimator M*, and their mean squared errors on a sample set.
 #include <cmath>
 #include <functional>
 #include <limits>

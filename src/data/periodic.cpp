@@ -1,4 +1,5 @@
-// The `periodic` dataset of spec §1: random sums of cosines and sines at a few frequencies.
+// The `periodic` dataset of docs/experiment.md §1: random sums of cosines and sines at a few
+// frequencies.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -19,8 +20,8 @@ double phase(int frequency, int position, int n) {
 }  // namespace
 
 std::vector<double> periodic_variances(const std::vector<int>& freqs, double amplitude_decay) {
-  // spec §1: v_f ∝ amplitude_decay^index, Σ v_f = 1. Distinct variances keep the singular vectors
-  // of Γ unique (up to the cos/sin pair of each frequency).
+  // docs/experiment.md §1: v_f ∝ amplitude_decay^index, Σ v_f = 1. Distinct variances keep the
+  // singular vectors of Γ unique (up to the cos/sin pair of each frequency).
   std::vector<double> variances(freqs.size());
   double total = 0.0;
   for (size_t index = 0; index < freqs.size(); ++index) {

@@ -1,8 +1,8 @@
 #pragma once
-// The dataset kinds, each one record (spec §1): what it draws, its rules, its covariance Γ, its
-// best fixed operator and optimum, whether its samples carry partners, and the operator the
-// seed paper claims emerges on it. Every other file asks the record; none compares kind names.
-// A new kind is one file defining its record plus one line in data/registry.cpp.
+// The dataset kinds, each one record (docs/experiment.md §1): what it draws, its rules, its
+// covariance Γ, its best fixed operator and optimum, whether its samples carry partners, and the
+// operator the seed paper claims emerges on it. Every other file asks the record; none compares
+// kind names. A new kind is one file defining its record plus one line in data/registry.cpp.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,7 +25,7 @@ struct BrokenRule {
   explicit operator bool() const { return !key.empty(); }
 };
 
-// A routing score for kinds with partners (spec section7.md §3): the share of `rows` whose
+// A routing score for kinds with partners (docs/section7.md §4): the share of `rows` whose
 // largest entry of M(X) sits at the row's partner; with `off_diagonal` the row's own entry is
 // left out (the largest weight on another position).
 struct RoutingCheck {

@@ -1,7 +1,7 @@
 #pragma once
-// The model's initial parameters (spec §2; section7.md §1): each layer's mixer draws its own from
-// one initialisation stream, layer by layer; W_v starts at I, or at 0 on a residual stream (each
-// branch starts silent).
+// The model's initial parameters (docs/experiment.md §2; docs/section7.md §1): each layer's mixer
+// draws its own from one initialisation stream, layer by layer; W_v starts at I, or at 0 on a
+// residual stream (each branch starts silent).
 #include <algorithm>
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 #pragma once
-// One layer as a module (section 7 of the seed, spec section7.md §1):
+// One layer as a module (docs/section7.md §1):
 //   H_l = ρ·H_{l−1} + M_l(H_{l−1})·H_{l−1}·W_v,l,     ρ = 1 on a residual stream, else 0,
 // recorded on the tape with gradients for its input, so layers stack. What M is comes from the
 // layer's mixer (model/mixer.hpp); W_v is the layer's own.

@@ -1,5 +1,5 @@
 #pragma once
-// The task's loss (spec §2), recorded apart from the model:
+// The task's loss (docs/experiment.md §2), recorded apart from the model:
 //   loss = mean_b ‖Y_b − C_b‖²_F/(n·d) + λ_orth · mean over layers of mean_b penalty_l,b,
 // penalty_l,b = (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² for layers whose mixer has U and V.
 #include "model/model.hpp"

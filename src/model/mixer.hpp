@@ -1,10 +1,10 @@
 #pragma once
 // A mixer: one way of building the n×n operator M that a layer applies along positions,
-// branch = M(H)·H·W_v (spec §2; seed 000 §3-6). Each mixer is one file under model/mixers/ that
-// declares its parameters and their initialisation, records its forward and backward on the tape,
-// and says what it has to show (its gate, the factors of Ω, arrays for the run folder); the layer,
-// the model, the trainer and the analysis only ask it. W_v belongs to the layer: every mixer's
-// branch multiplies by it.
+// branch = M(H)·H·W_v (docs/experiment.md §2; docs/design.md §2.2-2.5). Each mixer is one file
+// under model/mixers/ that declares its parameters and their initialisation, records its forward
+// and backward on the tape, and says what it has to show (its gate, the factors of Ω, arrays for
+// the run folder); the layer, the model, the trainer and the analysis only ask it. W_v belongs to
+// the layer: every mixer's branch multiplies by it.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,8 +53,8 @@ struct MixerGraph {
   std::string kernel;  // which kernel computes it: "composite", "dense", "structured", …
 };
 
-// What a mixer's operators can be, for the analysis (universality spec §1, §3): the fixed operators
-// it can express, as one of the linear families the analysis fits (a band of w diagonals,
+// What a mixer's operators can be, for the analysis (docs/universality.md §1, §3): the fixed
+// operators it can express, as one of the linear families the analysis fits (a band of w diagonals,
 // symmetric circulant filters, matrices of rank ≤ r), and one phrase for a run's explanation.
 struct OperatorFamily {
   enum class Fixed { kBand, kSymmetricCirculant, kRankAtMost, kNone };

@@ -1,10 +1,10 @@
 #pragma once
 // The model: a list of layers over one flat parameter buffer (as micrograd's MLP.layers), and its
-// forward graph on the tape (spec section7.md §1):
+// forward graph on the tape (docs/section7.md §1):
 //   H_0 = [X, 0] (n×D, the input zero-padded to the stream's width), H_l = layer_l(H_{l−1}),
 //   Y = H_L[:, :d].
 // Depth 1 on the data's own channels (D = d, no padding, no slice) is the single layer of
-// spec §2, with the same parameters, initialisation and results.
+// docs/experiment.md §2, with the same parameters, initialisation and results.
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -165,8 +165,8 @@ ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_
   if (!model.blocks.empty()) return record_transformer(tape, model, batch, with_grads, kernels);
   ModelGraph<T> graph;
   graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
-  // A stream as wide as the data needs neither padding nor slicing: the single layer of spec §2
-  // is recorded op for op as before.
+  // A stream as wide as the data needs neither padding nor slicing: the single layer of
+  // docs/experiment.md §2 is recorded op for op as before.
   const bool padded = model.width != model.d;
   graph.stream = padded ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
   Var h = graph.stream;

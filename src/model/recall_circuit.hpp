@@ -1,5 +1,5 @@
 #pragma once
-// A hand-set special case of a two-layer stack (spec section7.md §2): the recall circuit, or
+// A hand-set special case of a two-layer stack (docs/section7.md §3): the recall circuit, or
 // induction head (Olsson et al. 2022), built from universal layers on a residual stream of width
 // D ≥ 2d. It shows that two layers can fill induction's blanks, so whether training finds the
 // circuit is a fair question.

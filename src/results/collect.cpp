@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "train/run_status.hpp"
 
 namespace ufl::results {
 namespace {
@@ -102,7 +103,7 @@ CollectedTable collect_runs(const std::vector<std::filesystem::path>& paths) {
     try {
       const json manifest = json::parse(io::read_file(folder / "manifest.json"));
       const std::string status = manifest.value("status", std::string("complete"));
-      if (status != "complete") {
+      if (train::status_from_name(status) != train::TrainStatus::kComplete) {
         skip(folder.string(), status + " run", status);
         continue;
       }

@@ -1,6 +1,6 @@
 #pragma once
-// Writes a run's files (spec §3) into a folder: the resolved config, the parameters, the loss
-// curve, the analysis arrays and metrics, and the manifest. Every file is written atomically.
+// Writes a run's files (docs/design.md §3) into a folder: the resolved config, the parameters, the
+// loss curve, the analysis arrays and metrics, and the manifest. Every file is written atomically.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

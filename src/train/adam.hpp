@@ -1,6 +1,6 @@
 #pragma once
-// Adam (Kingma & Ba 2015) with bias correction; β = (0.9, 0.999), ε = 1e-8 as in spec §2.
-// Each element is updated on its own, so the update is the same at any thread count.
+// Adam (Kingma & Ba 2015) with bias correction; β = (0.9, 0.999), ε = 1e-8 as in docs/experiment.md
+// §2. Each element is updated on its own, so the update is the same at any thread count.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

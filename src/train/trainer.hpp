@@ -1,7 +1,7 @@
 #pragma once
-// The training loop of spec §2: minibatches from the training set, the layer's loss on the
-// tape, Adam with the cosine schedule, periodic test-set evaluation (with an optional probe of
-// more measurements) and progress. When asked to stop (SIGINT/SIGTERM) it abandons the step or
+// The training loop of docs/experiment.md §2: minibatches from the training set, the layer's loss
+// on the tape, Adam with the cosine schedule, periodic test-set evaluation (with an optional probe
+// of more measurements) and progress. When asked to stop (SIGINT/SIGTERM) it abandons the step or
 // evaluation under way and returns the state of the last step boundary; it hands out that state
 // every train.checkpoint_every steps (or about once a minute) for checkpoints; it stops with a
 // message naming the step and tensor when a NaN or Inf appears.

@@ -1,6 +1,6 @@
 #pragma once
-// The attention mixer (universality spec §1, seed 000 §3): the universal layer with its gate fixed
-// open, γ = 1, and no g:
+// The attention mixer (docs/universality.md §1, docs/design.md §2.2): the universal layer with its
+// gate fixed open, γ = 1, and no g:
 //   U = H̃A, V = H̃B, Σ = diag(softplus(s)), M = softmax_rows(UΣVᵀ),      branch = M·H·W_v,
 // with the universal layer's orthogonality penalty on U and V. It runs on the universal layer's
 // own kernels (model/mixers/universal.hpp) in their open-gate mode, so both compute the same

@@ -1,5 +1,6 @@
 #pragma once
-// The convolution mixer (universality spec §1, seed 000 §5): M is the Toeplitz band of w taps,
+// The convolution mixer (docs/universality.md §1, docs/design.md §2.4): M is the Toeplitz band of w
+// taps,
 //   M_ij = h_{j−i} for |j−i| ≤ ⌊w/2⌋, else 0        (no wrap-around: a valid convolution),
 // the same kernel on every row, w = layer.kernel_width (odd). Learned: the taps h, stored as
 // h[t + ⌊w/2⌋] for t = −⌊w/2⌋..⌊w/2⌋, initialised to the unit impulse (M = I). M is built once

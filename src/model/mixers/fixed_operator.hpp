@@ -1,6 +1,6 @@
 #pragma once
 // The branch of every input-independent mixer (convolution, fourier, lowrank, linear;
-// universality spec §1): M is one n×n matrix per step, built once on the tape from the mixer's
+// docs/universality.md §1): M is one n×n matrix per step, built once on the tape from the mixer's
 // parameters (ops on shared tensors run in the tape's prelude), and applied to each sample,
 //   branch = M·H·W_v,
 // by one op whose forward and backward are side by side below. The tape sums each sample's dM

@@ -1,8 +1,8 @@
 #pragma once
-// The fourier mixer (universality spec §1, seed 000 §4): M = Fᵀ·diag(g)·F, F the real orthonormal
-// DFT basis (rows: the constant, cos and sin of each frequency 1 ≤ f < n/2, and for even n the
-// alternating row of f = n/2), where the cos and sin rows of one frequency share one gain: a
-// symmetric circulant filter. Learned: the n/2+1 gains g_f (f = 0..⌊n/2⌋), initialised to 1
+// The fourier mixer (docs/universality.md §1, docs/design.md §2.3): M = Fᵀ·diag(g)·F, F the real
+// orthonormal DFT basis (rows: the constant, cos and sin of each frequency 1 ≤ f < n/2, and for
+// even n the alternating row of f = n/2), where the cos and sin rows of one frequency share one
+// gain: a symmetric circulant filter. Learned: the n/2+1 gains g_f (f = 0..⌊n/2⌋), initialised to 1
 // (M = I).
 //
 // Fᵀ diag(g) F = Σ_f g_f Π_f with Π_f the projector onto frequency f,

@@ -1,5 +1,5 @@
 #pragma once
-// The linear mixer (universality spec §1): M is a free n×n matrix, learned directly and
+// The linear mixer (docs/universality.md §1): M is a free n×n matrix, learned directly and
 // initialised to I: the unconstrained fixed linear layer, the bar every structured mixer is
 // measured against (the best fixed operator M_fix is one of its values). The fixed-operator
 // branch applies it to each sample.

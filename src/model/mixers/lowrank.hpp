@@ -1,5 +1,5 @@
 #pragma once
-// The lowrank mixer (universality spec §1, seed 000 §2.1): M = P·Σ·Qᵀ, P, Q ∈ R^{n×r},
+// The lowrank mixer (docs/universality.md §1, docs/design.md §2.1): M = P·Σ·Qᵀ, P, Q ∈ R^{n×r},
 // Σ = diag(softplus(s)): one fixed operator of rank ≤ r = layer.rank, the universal layer with its
 // content and bias rows removed and γ fixed to 0. Its U = P and V = Q carry the universal layer's
 // orthogonality penalty (‖PᵀP − I‖²_F + ‖QᵀQ − I‖²_F)/r². M and the penalty are built once per

@@ -1,5 +1,5 @@
-// The universal mixer's hand-set special cases (seed 000 §3-5): attention and any fixed position
-// operator (a convolution, a Fourier projection, a truncated SVD).
+// The universal mixer's hand-set special cases (docs/design.md §2.2-2.4): attention and any fixed
+// position operator (a convolution, a Fourier projection, a truncated SVD).
 #include "model/mixers/universal.hpp"
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// The universal factorization layer's mixer (spec §2, seed 000 §6):
+// The universal factorization layer's mixer (docs/experiment.md §2, docs/design.md §2.5):
 //   U = H̃A, V = H̃B, Σ = diag(softplus(s)), S = UΣVᵀ,
 //   M = (1−γ)·S + γ·softmax_rows(S), γ = sigmoid(g),      branch = M·H·W_v,
 // with H̃ = [H, e_i, 1] (seed 003) and the soft orthogonality penalty
@@ -12,7 +12,7 @@
 // give the same loss and gradients, and both against finite differences.
 //
 // Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
-// (seed 000 §3-5): set_attention and set_position_operator below.
+// (docs/design.md §2.2-2.4): set_attention and set_position_operator below.
 #include <cmath>
 
 #include "model/mixer.hpp"
@@ -228,9 +228,9 @@ Var gram_penalty(Tape<T>& tape, Var factor, const std::string& name) {
 // ---- the factorized mixers (universal, attention) ---------------------------------------------
 
 // Position rows of A and B from N(0, 1/n), content rows from N(0, c²/(n·d)), bias rows zero
-// (spec §2). Draw order: A's content rows, A's position rows, B's content rows, B's position
-// rows, row-major.
-// In a transformer block both are init_std, as GPT-2's matrices (docs/transformer.md §4).
+// (docs/experiment.md §2, §5). Draw order: A's content rows, A's position rows, B's content rows,
+// B's position rows, row-major. In a transformer block both are init_std, as GPT-2's matrices
+// (docs/transformer.md §4).
 template <class T>
 void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerShape& shape,
                                     const LayerConfig& config, data::Rng& rng) {
@@ -410,7 +410,8 @@ class UniversalMixer : public Mixer<T> {
   }
 };
 
-// ---- hand-set special cases (seed 000 §3-5) ---------------------------------------------------
+// ---- hand-set special cases (docs/design.md §2.2-2.4)
+// ---------------------------------------------------
 
 // The gate logit whose sigmoid is exactly 1 (or 0) in double: γ = 1/(1+e^−40) rounds to 1.
 inline constexpr double kGateOpen = 40.0, kGateClosed = -40.0;

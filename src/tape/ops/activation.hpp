@@ -1,5 +1,6 @@
 #pragma once
-// softplus (Σ = diag(softplus(s)) ≥ 0, spec §2) and sigmoid (the gate γ = sigmoid(g)).
+// softplus (Σ = diag(softplus(s)) ≥ 0, docs/experiment.md §2) and sigmoid (the gate γ =
+// sigmoid(g)).
 #include <cmath>
 
 #include "tape/ops/broadcast.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The residual stream's two ends (section 7 of the seed, spec section7.md §1): the input X
+// The residual stream's two ends (docs/section7.md §1): the input X
 // (n×d) zero-padded to the stream's width D, H_0 = [X, 0], and the output read back as the
 // stream's first d channels, Y = H_L[:, :d]. Each is a copy, so its backward is the copy of
 // the gradient the other way.

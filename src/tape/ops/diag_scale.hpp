@@ -1,6 +1,6 @@
 #pragma once
-// Column scaling by a diagonal, out = A·diag(σ): the U·Σ of spec §2. σ is a row [1, 1, cols],
-// shared by the batch or one per sample.
+// Column scaling by a diagonal, out = A·diag(σ): the U·Σ of docs/experiment.md §2. σ is a row [1,
+// 1, cols], shared by the batch or one per sample.
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {

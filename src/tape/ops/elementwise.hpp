@@ -1,6 +1,7 @@
 #pragma once
 // Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², a + c·I, and lerp(a, b, t) =
-// a + t(b − a) with a shared scalar t (the gate of spec §2: M = (1−γ)S + γ·softmax(S)).
+// a + t(b − a) with a shared scalar t (the gate of docs/experiment.md §2: M = (1−γ)S +
+// γ·softmax(S)).
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {

@@ -1,5 +1,5 @@
 #pragma once
-// U = X̃A with homogeneous token coordinates x̃ᵢ = [xᵢ; eᵢ; 1] (seed 003, spec §2):
+// U = X̃A with homogeneous token coordinates x̃ᵢ = [xᵢ; eᵢ; 1] (docs/experiment.md §2):
 // X̃A = X·A_content + A_position + 1·a_biasᵀ, where A = [A_content (d rows); A_position (n rows);
 // a_bias (1 row)]. The one-hot part is a row lookup, never a product with the identity.
 #include "tape/ops/broadcast.hpp"

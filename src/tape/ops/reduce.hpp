@@ -1,7 +1,7 @@
 #pragma once
 // sum and mean of a whole batched tensor to one scalar, per-sample sums to one scalar per sample,
-// and the mean over samples of such per-sample terms (the loss of spec §2). Sums over samples run
-// in fixed order.
+// and the mean over samples of such per-sample terms (the loss of docs/experiment.md §2). Sums over
+// samples run in fixed order.
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {

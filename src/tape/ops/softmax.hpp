@@ -1,6 +1,6 @@
 #pragma once
 // Row softmax, P_ij = exp(S_ij − max_k S_ik) / Σ_k exp(S_ik − max_k S_ik): the attention branch
-// of M(X) (spec §2). Subtracting the row maximum keeps large logits finite.
+// of M(X) (docs/experiment.md §2). Subtracting the row maximum keeps large logits finite.
 #include <algorithm>
 #include <cmath>
 
