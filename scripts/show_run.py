@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from panel_cap import MAX_BLOCKS, MAX_HEADS, note, shown  # noqa: E402
+from ufl_runs import COMPLETE, DIVERGED, parse_status  # noqa: E402
 
 
 def read_json(path):
@@ -158,8 +159,8 @@ def title_of(run, config, manifest, metrics):
     what = f"{dataset.get('kind', '?')} data, {layer.get('mixer', '?')} mixer"
     if depth > 1 or "heads" in layer:
         what += f", {depth} {model.get('block', 'mixer')} block{'s' if depth > 1 else ''}"
-    status = manifest.get("status", "?")
-    line = f"run {os.path.basename(os.path.normpath(run))}: {what} — {status}"
+    status = parse_status(manifest)
+    line = f"run {os.path.basename(os.path.normpath(run))}: {what} — {status or '?'}"
     if "verdict" in metrics:
         line += f"; verdict {metrics['verdict']}" + (" (emerged)" if metrics.get("emerged") else
                                                      " (not emerged)")
@@ -170,7 +171,7 @@ def title_of(run, config, manifest, metrics):
     elif "validation_loss" in metrics:
         line += (f"; validation loss {metrics['validation_loss']:.3f} nats per token "
                  f"({metrics.get('validation_bits', math.nan):.3f} bits)")
-    elif status == "diverged":
+    elif status == DIVERGED:
         line += "\n" + textwrap.fill(manifest.get("error", ""), 72)
     return line
 
@@ -295,7 +296,7 @@ def main():
     trajectory, _ = read_csv(os.path.join(run, "trajectory.csv"))
     depth = config.get("model", {}).get("depth", 1)
     tokens = config.get("task", {}).get("kind") == "next_token"
-    complete = manifest.get("status") == "complete"
+    complete = parse_status(manifest) == COMPLETE
 
     if tokens and complete:
         heads = max((len(layer.get("heads", [])) for layer in metrics.get("layers", [])), default=1)
