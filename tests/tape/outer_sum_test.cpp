@@ -18,7 +18,7 @@ TEST_CASE("add_outer adds factor·a_i to row i and factor·b_j to column j") {
   std::copy(a_values, a_values + 2, tape.value(a).data);
   std::copy(b_values, b_values + 3, tape.value(b).data);
   tape.forward();
-  const float expected[] = {0, 0, -1, 2, 1, -1};
+  const float expected[] = {0, 0, -1, 2, 2, 1};
   for (int e = 0; e < 6; ++e) CHECK(tape.value(out).data[e] == expected[e]);
 }
 
