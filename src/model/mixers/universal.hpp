@@ -9,7 +9,9 @@
 // fused op: each sample's whole forward, and later its whole backward, in one kernel on one
 // thread, without the per-op passes over memory (each op's output written, its gradient zeroed,
 // read back by the next op) that cost more than the products at n = 32. Tests check that both
-// give the same loss and gradients, and both against finite differences.
+// give the same loss and gradients, and both against finite differences. The dense kernel's
+// score step is separate from the softmax, gate and mixing it shares with the distance mixer
+// (distance.hpp), which runs on these kernels with ScoreForm::kDistance.
 //
 // Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
 // (seed 000 §3-5): set_attention and set_position_operator below.
