@@ -25,7 +25,7 @@ Other modes:
                    final parameters with ufl's.
 
 The transformer block (docs/transformer.md), with its own options after the word `transformer`:
-  torch_peer.py transformer --bench [--mixer attention|universal|linear] [--n 64 --width 128
+  torch_peer.py transformer --bench [--mixer attention|universal|distance|linear] [--n 64 --width 128
                 --depth 4 --heads 4 --batch 12] [--threads T]
                    times one training step (forward, backward, clipping, AdamW) on random tokens
                    of the corpus's vocabulary, like ufl_transformer_bench; one JSON line.
@@ -92,7 +92,8 @@ def parse_transformer_args(argv):
                    help="--replay: largest |torch − ufl| loss difference allowed over the "
                         "first --compare-steps steps")
     p.add_argument("--corpus", default="/usr/share/games/fortunes")
-    p.add_argument("--mixer", choices=["attention", "universal", "linear"], default="universal")
+    p.add_argument("--mixer", choices=["attention", "universal", "distance", "linear"],
+                   default="universal")
     p.add_argument("--n", type=int, default=64)
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--depth", type=int, default=4)
@@ -473,8 +474,10 @@ def transformer_lr(step, a):
 
 class Mixing(torch.nn.Module):
     """Every head of one block (docs/transformer.md §3), heads as a tensor dimension. The values
-    of all heads are one product y W_v (W_v: D x D, head k's slice its columns); attention and
-    universal heads add their query and key columns to that product."""
+    of all heads are one product y W_v (W_v: D x D, head k's slice its columns); attention,
+    universal and distance heads add their query and key columns to that product. A distance head
+    has a universal head's parameters and scores S_ij = -1/2 sum_k sigma_k (u_ik - v_jk)^2 / sqrt(r)
+    (src/model/mixers/distance.hpp)."""
 
     def __init__(self, mixer, n, width, heads, depth, std, gate_init=0.99):
         super().__init__()
@@ -482,7 +485,8 @@ class Mixing(torch.nn.Module):
         scores = mixer != "linear"
         columns = width + (2 * heads * self.r if scores else 0)
         self.W_in = torch.nn.Parameter(torch.randn(width, columns) * std)  # [q | k | v]
-        if mixer == "universal":  # position rows N(0, std^2), bias rows 0, softplus(s) = 1
+        self.gated = mixer in ("universal", "distance")
+        if self.gated:  # position rows N(0, std^2), bias rows 0, softplus(s) = 1
             self.A_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
             self.B_pos = torch.nn.Parameter(torch.randn(heads, n, self.r) * std)
             self.a_bias = torch.nn.Parameter(torch.zeros(heads, 1, self.r))
@@ -508,9 +512,15 @@ class Mixing(torch.nn.Module):
             if self.mixer == "universal":
                 q = (q + self.A_pos + self.a_bias) * F.softplus(self.s)
                 k = k + self.B_pos + self.b_bias
-            S = (q @ k.transpose(-1, -2)) / math.sqrt(self.r)
+            if self.mixer == "distance":  # UΣVᵀ - ½‖U_i‖²_Σ - ½‖V_j‖²_Σ
+                sigma = F.softplus(self.s)
+                u, v = q + self.A_pos + self.a_bias, k + self.B_pos + self.b_bias
+                S = ((u * sigma) @ v.transpose(-1, -2) - 0.5 * (u * u * sigma).sum(-1, keepdim=True)
+                     - 0.5 * (v * v * sigma).sum(-1).unsqueeze(-2)) / math.sqrt(self.r)
+            else:
+                S = (q @ k.transpose(-1, -2)) / math.sqrt(self.r)
             M = torch.softmax(S.masked_fill(~self.mask, float("-inf")), dim=-1)
-            if self.mixer == "universal":  # the linear branch: row i's mean over j <= i
+            if self.gated:  # the linear branch: row i's mean over j <= i
                 gamma = torch.sigmoid(self.g)
                 M = (1 - gamma) * S.masked_fill(~self.mask, 0.0) / self.positions + gamma * M
         mixed = (M @ values).transpose(1, 2).reshape(batch, n, width)
@@ -710,7 +720,7 @@ def ufl_initial_parameters(model, a, vocab, seed):
                 k_cols = slice(a.heads * r + k * r, a.heads * r + (k + 1) * r)
                 v_cols = slice(mixing.W_in.shape[1] - width + k * dv,
                                mixing.W_in.shape[1] - width + (k + 1) * dv)
-                if a.mixer == "universal":
+                if a.mixer in ("universal", "distance"):
                     mixing.W_in[:, q_cols] = draw(width, r)
                     mixing.A_pos[k] = draw(a.n, r)
                     mixing.W_in[:, k_cols] = draw(width, r)
@@ -795,7 +805,7 @@ def transformer_replay(a):
         curve.append(point)
     agree = worst <= a.tolerance
     gates = [torch.sigmoid(block.mixing.g).flatten().tolist() for block in model.blocks
-             if a.mixer == "universal"]
+             if a.mixer in ("universal", "distance")]
     result = {"impl": "torch-replay", "run": a.replay, "mixer": a.mixer, "seed": config["seed"],
               "steps": a.steps, "compare_steps": a.compare_steps,
               "max_loss_difference": worst, "agree": agree, "gamma": gates,

@@ -90,8 +90,12 @@ def draw_truncation(axis, data):
 
 def draw_gaps(axis, heads):
     labels, medians, lows, highs = [], [], [], []
+    exact = 0
     for label, _, head in heads:
         if "distance_form" not in head:
+            continue
+        if head["distance_form"].get("exact"):
+            exact += 1
             continue
         gap = head["distance_form"]["gap"]
         labels.append(label)
@@ -99,8 +103,8 @@ def draw_gaps(axis, heads):
         lows.append(gap["median"] - gap["p10"])
         highs.append(gap["p90"] - gap["median"])
     if not labels:
-        axis.text(0.5, 0.5, "no scores (input-independent mixer)", ha="center",
-                  transform=axis.transAxes)
+        axis.text(0.5, 0.5, "distance heads: exactly the distance form (gap 0)" if exact else
+                  "no scores (input-independent mixer)", ha="center", transform=axis.transAxes)
         axis.set_axis_off()
         return
     x = np.arange(len(labels))

@@ -78,7 +78,11 @@ def main():
     print("|---|---|---|---|")
     for run, heads, metrics, _ in loaded:
         def medians(key, value):
-            return [h[key][value]["median"] for _, h in all_heads(heads) if key in h]
+            return [h[key][value]["median"] for _, h in all_heads(heads)
+                    if key in h and value in h[key]]
+        if any(h.get("distance_form", {}).get("exact") for _, h in all_heads(heads)):
+            print(f"| {name_of(run, metrics)} | 0 (distance scores: exact) | — | — |")
+            continue
         print(f"| {name_of(run, metrics)} | {median_range(medians('distance_form', 'gap'))} | "
               f"{median_range(medians('distance_form', 'key_norm_variation'))} | "
               f"{median_range(medians('distance_form_at_init', 'gap'))} |")

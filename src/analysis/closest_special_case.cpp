@@ -79,7 +79,10 @@ long long parameter_count(const model::Mixer<float>& mixer, const model::LayerSh
 std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
                                                const model::Model<float>& model) {
   const model::Mixer<float>* attention = model::find_mixer<float>("attention");
-  if (attention == nullptr || model.layers.front().mixer == attention) return std::nullopt;
+  // Distance scores run as attention would be a dot-product head the layer never was.
+  if (attention == nullptr || model.layers.front().mixer == attention ||
+      model.layers.front().mixer->distance_scores())
+    return std::nullopt;
   model::LayerConfig config = model.layer_config;
   config.mixer = attention->name();
   model::Model<float> fit(model.n, model.d, model.config, config);

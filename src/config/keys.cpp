@@ -330,8 +330,8 @@ std::vector<Key> build_table() {
           .used_by_mixers()
           .rule("a number ≥ 0", at_least(0.0)),
       Entry<double>("layer.gate_init", &Config::layer, &model::LayerConfig::gate_init,
-                    "γ at initialisation, the universal layer's gate between S (γ = 0) and "
-                    "softmax(S) (γ = 1); g = log(γ/(1−γ))")
+                    "γ at initialisation, the gate of the universal and distance mixers between S "
+                    "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
           .follows("0.5, or " + number_text(kTransformerGateInit) +
                        " in transformer blocks (docs/transformer.md §10)",

@@ -84,12 +84,15 @@ struct DerivedArray {
 //   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
 //   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_head.hpp),
 //   M = softmax(S) without,
-// or one operator M for every input.
+// or one operator M for every input. With `distance` the scores are
+//   S_ij = Q_i·K_j − ½‖Q_i‖² − ½‖K_j‖² = −½‖Q_i − K_j‖²   (the distance mixer folds √(σ/√r) into
+// both W_q, O_q and W_k, O_k).
 struct HeadInputs {
   Var query_weights, key_weights;  // [1, D, r]
   Var query_offsets, key_offsets;  // [1, n, r]: position and bias rows; invalid when none
   Var gate;                        // γ [1, 1, 1]; invalid: M = softmax(S)
   Var fixed_operator;              // M [1, n, n], already masked when causal
+  bool distance = false;           // S = −½‖Q_i − K_j‖²; else S = Q·Kᵀ
   bool scores() const { return query_weights.valid(); }
 };
 
@@ -115,6 +118,10 @@ class Mixer {
   // The layer.* config keys it reads besides layer.mixer ("layer.rank"): the key table makes
   // them this mixer's, so giving one to a mixer that does not read it is an error.
   virtual std::vector<std::string> config_keys() const = 0;
+  // Its scores are a negative squared distance −½‖q_i − k_j‖² rather than the bilinear q_i·k_j
+  // (the distance mixer): readings that assume the dot form (the attention fit of a layer, the
+  // distance-form gap of docs/transformer.md §11) do not apply to it.
+  virtual bool distance_scores() const { return false; }
   // M can be made causal (lower triangular) for next-token prediction; fourier cannot.
   virtual bool has_causal_form() const { return true; }
   // What its operators can be, at this shape and config.

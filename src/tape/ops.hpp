@@ -11,6 +11,7 @@
 #include "tape/ops/homogeneous_project.hpp"
 #include "tape/ops/matmul.hpp"
 #include "tape/ops/norm.hpp"
+#include "tape/ops/outer_sum.hpp"
 #include "tape/ops/reduce.hpp"
 #include "tape/ops/rows.hpp"
 #include "tape/ops/softmax.hpp"

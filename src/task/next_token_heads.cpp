@@ -64,6 +64,8 @@ std::vector<std::vector<HeadSamples>> collect(
     model::Model<float>& model, const data::TokenSplit& split, int windows,
     const std::vector<std::vector<std::optional<model::Factors>>>* factors) {
   std::vector<std::vector<HeadSamples>> samples(model.blocks.size());
+  // A distance head's scores are the distance form exactly: its gap is 0 by construction.
+  const bool distance_heads = !model.blocks.empty() && heads_of(model, 0).mixer().distance_scores();
   TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   const int n = model.n;
   evaluator.score(
@@ -81,7 +83,7 @@ std::vector<std::vector<HeadSamples>> collect(
             head.k99.push_back(profile.k99);
             if (head.singular_sum.size() == 0) head.singular_sum = Eigen::VectorXd::Zero(n);
             head.singular_sum += sigma;
-            if (factors == nullptr || !(*factors)[l][k]) continue;
+            if (factors == nullptr || !(*factors)[l][k] || distance_heads) continue;
             const model::Factors& f = *(*factors)[l][k];
             const Eigen::MatrixXd x = tape.value(heads[k].input).view(slot).cast<double>();
             const analysis::DistanceFormGap gap = analysis::distance_form_gap(
@@ -175,6 +177,7 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
       json head = {{"head", k + 1},
                    {"spectrum", spectrum_json(after[l][k])},
                    {"spectrum_at_init", spectrum_json(before[l][k])}};
+      if (heads_of(trained, l).mixer().distance_scores()) head["distance_form"] = {{"exact", true}};
       for (const auto& [key, samples] : {std::pair{"distance_form", &after[l][k]},
                                          std::pair{"distance_form_at_init", &before[l][k]}})
         if (!samples->gap.empty())

@@ -33,9 +33,9 @@ TEST_CASE("a default that follows another key says so; others show the spec's va
 TEST_CASE("a layer key belongs to the mixers that read it; a dataset key to its kind") {
   CHECK(find_key("layer.rank")->owners.selector == "layer.mixer");
   CHECK(find_key("layer.rank")->owners.values ==
-        std::vector<std::string>{"universal", "attention", "lowrank"});
+        std::vector<std::string>{"universal", "attention", "distance", "lowrank"});
   CHECK(find_key("layer.content_init_scale")->owners.values ==
-        std::vector<std::string>{"universal", "attention"});
+        std::vector<std::string>{"universal", "attention", "distance"});
   CHECK(find_key("layer.kernel_width")->owners.values == std::vector<std::string>{"convolution"});
   CHECK(find_key("layer.kernel_width")->owners.describe() == "mixer 'convolution'");
   CHECK(find_key("dataset.freqs")->owners.describe() == "dataset kind 'periodic'");

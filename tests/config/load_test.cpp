@@ -176,19 +176,19 @@ TEST_CASE("layer.mixer is universal by default and one of the registered mixers"
   CHECK(parse_config("{}", "t").layer.mixer == "universal");
   CHECK(parse_config("{}", "t", {"layer.mixer=fourier"}).layer.mixer == "fourier");
   CHECK(error_of("{}", {"layer.mixer=wavelet"}) ==
-        "--set: layer.mixer must be one of universal, attention, convolution, fourier, lowrank, "
-        "linear, got \"wavelet\"");
+        "--set: layer.mixer must be one of universal, attention, distance, convolution, fourier, "
+        "lowrank, linear, got \"wavelet\"");
 }
 
 TEST_CASE("a layer key of another mixer is an error naming the mixers that read it") {
   CHECK(error_of(R"({"layer": {"mixer": "fourier", "kernel_width": 5}})") ==
         "test.json: layer.kernel_width belongs to mixer 'convolution', not 'fourier'; remove it");
   CHECK(error_of("{}", {"layer.mixer=linear", "layer.rank=4"}) ==
-        "--set: layer.rank belongs to mixers 'universal', 'attention', 'lowrank', not 'linear'; "
-        "remove it");
+        "--set: layer.rank belongs to mixers 'universal', 'attention', 'distance', 'lowrank', not "
+        "'linear'; remove it");
   CHECK(error_of("{}", {"layer.mixer=lowrank", "layer.content_init_scale=2"}) ==
-        "--set: layer.content_init_scale belongs to mixers 'universal', 'attention', not "
-        "'lowrank'; remove it");
+        "--set: layer.content_init_scale belongs to mixers 'universal', 'attention', 'distance', "
+        "not 'lowrank'; remove it");
   CHECK(parse_config("{}", "t", {"layer.mixer=lowrank", "layer.rank=4"}).layer.rank == 4);
 }
 

@@ -1,4 +1,4 @@
-// add, sub, mul (with a shared operand), scale, square and lerp.
+// add, sub, mul (with a shared operand), scale, square, square_root and lerp.
 #include "tape/ops/elementwise.hpp"
 
 #include "gradient_check.hpp"
@@ -90,5 +90,22 @@ TEST_CASE("add_diagonal: a + c·I, and its gradient") {
           const Var a = tape.input(Shape{2, 3, 3}, "a", true);
           checked = {{a}};
           return add_diagonal(tape, a, 0.5);
+        }) <= 1e-6);
+}
+
+TEST_CASE("square_root: √a, and its gradient matches finite differences") {
+  Tape<float> tape;
+  const Var a = tape.input(Shape{1, 1, 3}, "a");
+  const Var root = square_root(tape, a);
+  tape.plan();
+  const float values[] = {4, 0.25f, 9};
+  std::copy(values, values + 3, tape.value(a).data);
+  tape.forward();
+  const float expected[] = {2, 0.5f, 3};
+  for (int e = 0; e < 3; ++e) CHECK(tape.value(root).data[e] == expected[e]);
+  CHECK(gradient_check([](Tape<double>& tape, std::vector<Checked>& checked) {
+          const Var x = tape.input(Shape{2, 3, 4}, "x", true);
+          checked = {{x, 0.3, 2.0}};  // positive: 2 + 0.3·N(0, 1)
+          return square_root(tape, x);
         }) <= 1e-6);
 }

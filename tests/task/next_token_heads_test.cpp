@@ -2,7 +2,7 @@
 // §11): the model compared with itself has the same spectra before and after; the truncation test
 // tries ranks 1, 2, 4 below n = 8, with the full model's loss the plain evaluation's and rank 1
 // changing it; every head with scores gets a distance-form gap and Ω's parts, whose shares are
-// fractions of a unit vector.
+// fractions of a unit vector; a distance head's gap is exact (0) by construction.
 #include "task/next_token_heads.hpp"
 
 #include <doctest/doctest.h>
@@ -34,7 +34,7 @@ TEST_CASE("truncation ranks are the powers of two below n") {
 }
 
 TEST_CASE("heads.json of an untrained model, for the mixers with scores and one without") {
-  for (const std::string mixer : {"universal", "attention", "lowrank"}) {
+  for (const std::string mixer : {"universal", "attention", "distance", "lowrank"}) {
     CAPTURE(mixer);
     const config::Config config = small_config(mixer);
     const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
@@ -62,8 +62,13 @@ TEST_CASE("heads.json of an untrained model, for the mixers with scores and one 
         CHECK(head.contains("distance_form") == scores);
         CHECK(head.contains("omega") == scores);
         if (!scores) continue;
-        CHECK(head["distance_form"] == head["distance_form_at_init"]);
-        CHECK(head["distance_form"]["gap"]["median"].get<double>() >= 0);
+        if (mixer == "distance") {  // its scores are the distance form by construction
+          CHECK(head["distance_form"] == nlohmann::json{{"exact", true}});
+          CHECK_FALSE(head.contains("distance_form_at_init"));
+        } else {
+          CHECK(head["distance_form"] == head["distance_form_at_init"]);
+          CHECK(head["distance_form"]["gap"]["median"].get<double>() >= 0);
+        }
         for (const auto& part : head["omega"]["parts"])
           for (const char* side : {"query", "key"})
             for (const char* read : {"token", "position", "bias"}) {

@@ -6,6 +6,7 @@
 
 #include "model/mixers/attention.hpp"
 #include "model/mixers/convolution.hpp"
+#include "model/mixers/distance.hpp"
 #include "model/mixers/fourier.hpp"
 #include "model/mixers/linear.hpp"
 #include "model/mixers/lowrank.hpp"
@@ -29,6 +30,7 @@ const std::vector<const Mixer<T>*>& mixers() {
   static const std::vector<const Mixer<T>*> all = {
       instance<UniversalMixer<T>>(),    // (1−γ)S + γ·softmax(S): the default
       instance<AttentionMixer<T>>(),    // softmax(S), γ = 1
+      instance<DistanceMixer<T>>(),     // S = −½‖U_i − V_j‖²_Σ, gated as universal
       instance<ConvolutionMixer<T>>(),  // a Toeplitz band of w taps
       instance<FourierMixer<T>>(),      // a symmetric circulant filter
       instance<LowrankMixer<T>>(),      // P·Σ·Qᵀ of rank ≤ r

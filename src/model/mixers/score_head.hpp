@@ -2,7 +2,9 @@
 // One head of a transformer block whose M is built from scores (the universal and attention
 // mixers; docs/transformer.md §3, §8), for one sample, as the fused heads kernel
 // (model/modules/heads_kernel.hpp) runs it:
-//   S = Q·Kᵀ                        the head's scales (Σ, 1/√r) are folded into Q beforehand
+//   S = Q·Kᵀ                        the head's scales (Σ, 1/√r) are folded into Q beforehand;
+//                                   the distance form (model/mixers/distance.hpp) subtracts
+//                                   ½‖Q_i‖² + ½‖K_j‖², so that S_ij = −½‖Q_i − K_j‖²
 //   P = softmax over j ≤ i of S_i·   (causal; over every j otherwise)
 //   M = (1−γ)·A + γ·P               gated (universal); attention is P alone (γ = 1)
 //   out = M·V
@@ -10,7 +12,8 @@
 // weights 1/(i + 1) (the mean over the positions row i reads; docs/transformer.md §10); and its
 // backward from dOut:
 //   dM = dOut·Vᵀ,  dV = Mᵀ·dOut,  dγ = Σ dM⊙(P − A),
-//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),  dQ = dS·K,  dK = dSᵀ·Q.
+//   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),  dQ = dS·K,  dK = dSᵀ·Q,
+// and for the distance form dQ_i −= R_i·Q_i, dK_j −= C_j·K_j with R_i = Σ_j dS_ij, C_j = Σ_i dS_ij.
 // The rows of the exponentials are computed with Eigen's vectorised exp. The composite graph of
 // the mixer (universal.hpp, attention.hpp) is the reference these are tested against.
 #include <cmath>
@@ -29,7 +32,8 @@ using ConstStridedMap = Eigen::Map<const RowMatrix<T>, 0, Eigen::OuterStride<>>;
 struct ScoreHeadShape {
   int n = 0, rank = 0, values = 0;  // positions, columns of Q and K, columns of V
   bool causal = false;
-  bool gated = false;  // M = (1−γ)·A + γ·P; else M = P
+  bool gated = false;     // M = (1−γ)·A + γ·P; else M = P
+  bool distance = false;  // S = Q·Kᵀ − ½‖Q_i‖² − ½‖K_j‖²; else S = Q·Kᵀ
   // Kept per sample: P, and the linear branch A when gated.
   std::size_t kept_size() const { return std::size_t(gated ? 2 : 1) * n * n; }
   // Temporaries: Kᵀ or Vᵀ (max(r, values)×n), M or dM (n×n), dS (n×n), dQ, dK (n×r), dV.
@@ -117,6 +121,18 @@ void score_head_forward(const ScoreHeadShape& shape, const ScoreHeadForward<T>& 
   // S into P's buffer (attention) or the kept A (gated); P from it.
   MatrixMap<T> scores(shape.gated ? v.kept + std::size_t(n) * n : v.kept, n, n);
   products.scores(v.queries, ConstMatrixMap<T>(keys_transposed.data(), shape.rank, n), scores);
+  if (shape.distance) {
+    // −½‖K_j‖² into memory the forward does not otherwise use (after M's), then every row.
+    T* key_terms =
+        v.temporaries + std::size_t(std::max(shape.rank, shape.values)) * n + std::size_t(n) * n;
+    for (int j = 0; j < n; ++j) key_terms[j] = T(-0.5) * v.keys.row(j).squaredNorm();
+    for (int i = 0; i < n; ++i) {
+      const int length = shape.causal ? i + 1 : n;
+      const T query_term = T(-0.5) * v.queries.row(i).squaredNorm();
+      scores.row(i).head(length).array() +=
+          query_term + Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(key_terms, length);
+    }
+  }
   score_softmax(scores.data(), probabilities.data(), n, shape.causal);
   StridedMap<T> out(v.out);
   if (!shape.gated) {
@@ -177,6 +193,16 @@ void score_head_backward(const ScoreHeadShape& shape, const ScoreHeadBackward<T>
   const ConstMatrixMap<T> d_s(d_scores.data(), n, n);
   products.mix(d_s, v.keys, d_queries);
   products.mix_transposed(d_s, v.queries, d_keys);
+  if (shape.distance) {
+    // The column sums C in Vᵀ's memory, free now; the row sums R row by row.
+    Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> column_sums(transposed.data(), n);
+    column_sums.setZero();
+    for (int i = 0; i < n; ++i) {
+      column_sums += d_s.row(i).array();
+      d_queries.row(i) -= d_s.row(i).sum() * v.queries.row(i);
+    }
+    for (int j = 0; j < n; ++j) d_keys.row(j) -= column_sums[j] * v.keys.row(j);
+  }
   StridedMap<T>(v.d_queries) = d_queries;
   StridedMap<T>(v.d_keys) = d_keys;
   StridedMap<T>(v.d_values) = d_values;

@@ -100,7 +100,8 @@ class HeadsModule : public Module<T> {
         column += 2 * shape_.r;
         packed.push_back(in.query_weights);
         packed.push_back(in.key_weights);
-        slot.score = {shape_.n, shape_.r, shape_.values(), shape_.causal, in.gate.valid()};
+        slot.score = {shape_.n,      shape_.r,        shape_.values(),
+                      shape_.causal, in.gate.valid(), in.distance};
       }
       slot.value_col = column;
       column += shape_.values();

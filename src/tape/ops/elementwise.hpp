@@ -1,7 +1,9 @@
 #pragma once
-// Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², a + c·I, and lerp(a, b, t) =
-// a + t(b − a) with a shared scalar t (the gate of docs/experiment.md §2: M = (1−γ)S +
+// Elementwise ops: a ± b, a ⊙ b (b per-sample or shared), c·a, a², √a, a + c·I, and lerp(a, b, t)
+// = a + t(b − a) with a shared scalar t (the gate of docs/experiment.md §2: M = (1−γ)S +
 // γ·softmax(S)).
+#include <cmath>
+
 #include "tape/ops/broadcast.hpp"
 
 namespace ufl {
@@ -108,6 +110,33 @@ Var square(Tape<T>& tape, Var a, std::string name = "square") {
   auto op = std::make_unique<PointwiseOp<T>>();
   op->inputs = {a};
   op->square = true;
+  return tape.record(std::move(op), tape.shape(a), std::move(name));
+}
+
+// out = √a, elementwise (a ≥ 0); da += dout/(2√a). The distance mixer's head folds √(σ/√r) into
+// both its query and its key weights (model/mixers/distance.hpp).
+template <class T>
+struct SquareRootOp : Op<T> {
+  void forward_sample(Tape<T>& tape, int s) override {
+    const auto out = tape.value(this->output);
+    const T* x = tape.value(this->inputs[0]).sample(s);
+    T* y = out.sample(s);
+    for (std::size_t e = 0; e < out.shape.sample_size(); ++e) y[e] = std::sqrt(x[e]);
+  }
+  void backward_sample(Tape<T>& tape, int s) override {
+    T* dx = this->sinks[0].begin_sample(s);
+    if (dx == nullptr) return;
+    const auto dout = tape.grad(this->output);
+    const T* y = tape.value(this->output).sample(s);
+    const T* dy = dout.sample(s);
+    for (std::size_t e = 0; e < dout.shape.sample_size(); ++e) dx[e] += dy[e] / (T(2) * y[e]);
+  }
+};
+
+template <class T>
+Var square_root(Tape<T>& tape, Var a, std::string name = "square_root") {
+  auto op = std::make_unique<SquareRootOp<T>>();
+  op->inputs = {a};
   return tape.record(std::move(op), tape.shape(a), std::move(name));
 }
 

@@ -1,5 +1,6 @@
 // The score head of the fused transformer kernel (src/model/mixers/score_head.hpp): known scores
-// in, known mixtures out, and its backward against central differences in double.
+// in, known mixtures out (the dot product and the distance form), and its backward against
+// central differences in double.
 #include "model/mixers/score_head.hpp"
 
 #include <doctest/doctest.h>
@@ -78,42 +79,68 @@ TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean
   CHECK(all(2, 0) == doctest::Approx(8));
 }
 
+TEST_CASE("the distance form: S_ij = −½‖Q_i − K_j‖², mixed by a closed gate or the softmax") {
+  const ScoreHeadShape shape{3, 2, 1, false, true, true};
+  Matrix q(3, 2), k(3, 2), v(3, 1);
+  q << 0, 0, 1, 0, 0, 2;
+  k << 0, 0, 1, 1, 2, 0;  // S = −½·[0 2 4; 1 1 1; 4 2 8]
+  v << 1, 2, 3;
+  std::vector<double> kept;
+  const Matrix linear = forward(shape, q, k, v, 0.0, kept);
+  CHECK(linear(0, 0) == doctest::Approx(-0.5 * (0 + 4 + 12)));
+  CHECK(linear(1, 0) == doctest::Approx(-0.5 * (1 + 2 + 3)));
+  CHECK(linear(2, 0) == doctest::Approx(-0.5 * (4 + 4 + 24)));
+  // γ = 1: softmax weights exp(−½‖q_i − k_j‖²); row 1 sees equal distances, the mean.
+  const Matrix smoothed = forward(shape, q, k, v, 1.0, kept);
+  const double w1 = std::exp(-1.0), w2 = std::exp(-2.0);
+  CHECK(smoothed(0, 0) == doctest::Approx((1 + 2 * w1 + 3 * w2) / (1 + w1 + w2)));
+  CHECK(smoothed(1, 0) == doctest::Approx(2));
+  // Causal, γ = 0: row i's mean over j ≤ i of S_ij (the norms subtracted there too).
+  const ScoreHeadShape causal{3, 2, 1, true, true, true};
+  const Matrix masked = forward(causal, q, k, v, 0.0, kept);
+  CHECK(masked(0, 0) == doctest::Approx(0));
+  CHECK(masked(1, 0) == doctest::Approx(-0.5 * (1 + 2) / 2));
+  CHECK(masked(2, 0) == doctest::Approx(-0.5 * (4 + 4 + 24) / 3));
+}
+
 TEST_CASE("the score head's backward matches central differences, gated or not, causal or not") {
-  for (bool gated : {false, true})
-    for (bool causal : {false, true}) {
-      CAPTURE(gated);
-      CAPTURE(causal);
-      const ScoreHeadShape shape{5, 3, 2, causal, gated};
-      data::Rng rng(7, data::Stream::kMonteCarlo);
-      Matrix q = random(5, 3, rng), k = random(5, 3, rng), v = random(5, 2, rng);
-      const Matrix weights = random(5, 2, rng);  // loss = Σ weights ⊙ out
-      double gamma = 0.3;
-      std::vector<double> kept;
-      forward(shape, q, k, v, gamma, kept);
-      Matrix dq(5, 3), dk(5, 3), dv(5, 2);
-      double d_gamma = 0;
-      std::vector<double> temporaries(shape.temporaries_size());
-      score_head_backward<double>(
-          shape, {read(q), read(k), read(v), gamma, kept.data(), read(weights), write(dq),
-                  write(dk), write(dv), gated ? &d_gamma : nullptr, temporaries.data()});
-      auto loss = [&] {
-        std::vector<double> scratch;
-        return (forward(shape, q, k, v, gamma, scratch).array() * weights.array()).sum();
-      };
-      auto numeric = [&](double& x) {
-        const double keep = x, h = 1e-6;
-        x = keep + h;
-        const double up = loss();
-        x = keep - h;
-        const double down = loss();
-        x = keep;
-        return (up - down) / (2 * h);
-      };
-      double worst = 0;
-      for (auto [matrix, gradient] : {std::pair{&q, &dq}, {&k, &dk}, {&v, &dv}})
-        for (Eigen::Index e = 0; e < matrix->size(); ++e)
-          worst = std::max(worst, std::abs(numeric(matrix->data()[e]) - gradient->data()[e]));
-      if (gated) worst = std::max(worst, std::abs(numeric(gamma) - d_gamma));
-      CHECK(worst <= 1e-7);
-    }
+  for (bool distance : {false, true})
+    for (bool gated : {false, true})
+      for (bool causal : {false, true}) {
+        CAPTURE(distance);
+        CAPTURE(gated);
+        CAPTURE(causal);
+        const ScoreHeadShape shape{5, 3, 2, causal, gated, distance};
+        data::Rng rng(7, data::Stream::kMonteCarlo);
+        Matrix q = random(5, 3, rng), k = random(5, 3, rng), v = random(5, 2, rng);
+        const Matrix weights = random(5, 2, rng);  // loss = Σ weights ⊙ out
+        double gamma = 0.3;
+        std::vector<double> kept;
+        forward(shape, q, k, v, gamma, kept);
+        Matrix dq(5, 3), dk(5, 3), dv(5, 2);
+        double d_gamma = 0;
+        std::vector<double> temporaries(shape.temporaries_size());
+        score_head_backward<double>(
+            shape, {read(q), read(k), read(v), gamma, kept.data(), read(weights), write(dq),
+                    write(dk), write(dv), gated ? &d_gamma : nullptr, temporaries.data()});
+        auto loss = [&] {
+          std::vector<double> scratch;
+          return (forward(shape, q, k, v, gamma, scratch).array() * weights.array()).sum();
+        };
+        auto numeric = [&](double& x) {
+          const double keep = x, h = 1e-6;
+          x = keep + h;
+          const double up = loss();
+          x = keep - h;
+          const double down = loss();
+          x = keep;
+          return (up - down) / (2 * h);
+        };
+        double worst = 0;
+        for (auto [matrix, gradient] : {std::pair{&q, &dq}, {&k, &dk}, {&v, &dv}})
+          for (Eigen::Index e = 0; e < matrix->size(); ++e)
+            worst = std::max(worst, std::abs(numeric(matrix->data()[e]) - gradient->data()[e]));
+        if (gated) worst = std::max(worst, std::abs(numeric(gamma) - d_gamma));
+        CHECK(worst <= 1e-7);
+      }
 }
