@@ -54,7 +54,12 @@ def parse_args(argv):
     p.add_argument("--d", type=int, default=16)
     p.add_argument("--r", type=int, default=0, help="rank (default n)")
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch's intra-op threads; 0 = torch's default (all cores)")
+    p.add_argument("--blas-threads", default="same",
+                   help="the BLAS's threads (OpenBLAS/MKL/BLIS): a count, 'same' (= --threads, "
+                        "the default) or 'default' (left as a user gets it: OpenBLAS takes "
+                        "every core)")
     p.add_argument("--steps", type=int, default=0, help="steps per timed repeat; 0 = auto")
     p.add_argument("--warmup", type=int, default=-1, help="warm-up steps; -1 = auto (0.25 s)")
     p.add_argument("--repeats", type=int, default=5)
@@ -110,7 +115,12 @@ def parse_transformer_args(argv):
     p.add_argument("--val-windows", type=int, default=200)
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch's intra-op threads; 0 = torch's default (all cores)")
+    p.add_argument("--blas-threads", default="same",
+                   help="the BLAS's threads (OpenBLAS/MKL/BLIS): a count, 'same' (= --threads, "
+                        "the default) or 'default' (left as a user gets it: OpenBLAS takes "
+                        "every core)")
     p.add_argument("--out", help="--train: also write the JSON result here")
     p.add_argument("--steps", type=int, default=0,
                    help="--train: training steps (default 2000); --bench: steps per timed "
@@ -128,8 +138,17 @@ def parse_transformer_args(argv):
 ARGS = parse_args(sys.argv[1:])
 # Thread counts of the BLAS torch calls must be fixed before torch loads it (OpenBLAS reads its
 # environment once); torch.set_num_threads below covers torch's own OpenMP pool.
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
-    os.environ[var] = str(ARGS.threads)
+# --blas-threads default leaves them (and OMP_NUM_THREADS, which OpenBLAS falls back to) as the
+# user's environment has them; a count sets the BLAS's variables only.
+if ARGS.blas_threads == "same" and ARGS.threads > 0:
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        os.environ[var] = str(ARGS.threads)
+elif ARGS.blas_threads not in ("same", "default"):
+    if not ARGS.blas_threads.isdigit() or int(ARGS.blas_threads) < 1:
+        sys.exit(f"torch_peer.py: --blas-threads {ARGS.blas_threads}: give a count of 1 or more, "
+                 "'same' or 'default'")
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        os.environ[var] = ARGS.blas_threads
 
 try:
     import numpy as np
@@ -141,7 +160,8 @@ except ImportError as error:
         "Install Debian's PyTorch and run this script with /usr/bin/python3:\n"
         "    apt-get install python3-torch python3-numpy")
 
-torch.set_num_threads(ARGS.threads)
+if ARGS.threads > 0:
+    torch.set_num_threads(ARGS.threads)
 try:
     torch.set_num_interop_threads(1)
 except RuntimeError:
@@ -624,7 +644,8 @@ def transformer_bench(a):
     flops = model.flops_per_step(a, vocab)
     print(json.dumps({
         "impl": "torch", "mixer": a.mixer, "n": a.n, "width": a.width, "depth": a.depth,
-        "heads": a.heads, "batch": a.batch, "vocab": vocab, "threads": a.threads,
+        "heads": a.heads, "batch": a.batch, "vocab": vocab, "threads": torch.get_num_threads(),
+        "blas_threads": a.blas_threads,
         "ms_per_step": round(median, 4), "ms_min": round(fastest, 4), "ms_max": round(slowest, 4),
         "flops_per_step": flops, "gflops": round(flops / (median * 1e-3) / 1e9, 3),
         "parameters": sum(p.numel() for p in model.parameters()), "steps": steps,

@@ -15,9 +15,12 @@ RankProfile rank_profile(const Eigen::VectorXd& singular_values) {
 Eigen::MatrixXd truncated(const Eigen::MatrixXd& m, int k) {
   if (k >= std::min(m.rows(), m.cols())) return m;
   if (k <= 0) return Eigen::MatrixXd::Zero(m.rows(), m.cols());
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  return svd.matrixU().leftCols(k) * svd.singularValues().head(k).asDiagonal() *
-         svd.matrixV().leftCols(k).transpose();
+  // M·V_k·V_kᵀ with V_k the k leading eigenvectors of MᵀM (its right singular vectors) equals
+  // U_k·Σ_k·V_kᵀ, and the symmetric eigensolver is several times faster than an SVD at n = 64
+  // (the truncation test runs thousands of them).
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(m.transpose() * m);
+  const Eigen::MatrixXd leading = eigen.eigenvectors().rightCols(k);  // eigenvalues ascend
+  return m * leading * leading.transpose();
 }
 
 Eigen::MatrixXd uniform_causal_average(int n) {
