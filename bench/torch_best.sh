@@ -46,24 +46,24 @@ for mixer in $mixers; do
     env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u MKL_NUM_THREADS \
       "$python" "$here/torch_peer.py" transformer --bench --mixer "$mixer" --threads "$intra" \
       --blas-threads "$blas" --seconds "$seconds" |
-      sed "s/^{/{\"intra\":\"$intra\",\"blas\":\"$blas\",/" >>"$raw"
+      sed "s/^{/{\"torch_intra\":\"$intra\",\"torch_blas\":\"$blas\",/" >>"$raw"
   done
   for t in 1 2; do
     echo "  ufl $mixer: $t thread(s)" >&2
     "$build/bench/ufl_transformer_bench" --config "$root/configs/transformer/text.json" \
-      --set layer.mixer="$mixer" --threads "$t" --seconds "$seconds" >>"$raw"
+      --set layer.mixer="$mixer" --threads "$t" --seconds "$seconds" | grep "^{" >>"$raw"
   done
 done
 "$python" - "$raw" "$here/results/torch_best.md" <<'PY'
 import json, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 out = ["# PyTorch at its best threading against ufl (transformer reference configuration)", "",
        "ms per training step (median of the repeats); torch: intra-op threads × BLAS threads "
        "(0 × default: nothing set, as a user runs it).", "",
        "| mixer | torch 1×1 | 1×2 | 2×1 | 2×2 | default | torch best | ufl 1 thread | ufl 2 threads | ufl 2 threads vs torch best |",
        "|---|---|---|---|---|---|---|---|---|---|"]
 for mixer in dict.fromkeys(r["mixer"] for r in rows):
-    torch = {(r["intra"], r["blas"]): r["ms_per_step"] for r in rows
+    torch = {(r["torch_intra"], r["torch_blas"]): r["ms_per_step"] for r in rows
              if r.get("impl") == "torch" and r["mixer"] == mixer}
     ufl = {r["threads"]: r["ms_per_step"] for r in rows
            if r.get("impl") == "ufl" and r["mixer"] == mixer}
