@@ -46,6 +46,16 @@ import sys
 import time
 
 
+def add_thread_options(p):
+    """--threads and --blas-threads, the same for every subcommand."""
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch's intra-op threads; 0 = torch's default (all cores)")
+    p.add_argument("--blas-threads", default="same",
+                   help="the BLAS's threads (OpenBLAS/MKL/BLIS): a count, 'same' (= --threads, "
+                        "the default) or 'default' (left as a user gets it: OpenBLAS takes "
+                        "every core)")
+
+
 def parse_args(argv):
     if argv and argv[0] == "transformer":
         return parse_transformer_args(argv[1:])
@@ -54,12 +64,7 @@ def parse_args(argv):
     p.add_argument("--d", type=int, default=16)
     p.add_argument("--r", type=int, default=0, help="rank (default n)")
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--threads", type=int, default=1,
-                   help="torch's intra-op threads; 0 = torch's default (all cores)")
-    p.add_argument("--blas-threads", default="same",
-                   help="the BLAS's threads (OpenBLAS/MKL/BLIS): a count, 'same' (= --threads, "
-                        "the default) or 'default' (left as a user gets it: OpenBLAS takes "
-                        "every core)")
+    add_thread_options(p)
     p.add_argument("--steps", type=int, default=0, help="steps per timed repeat; 0 = auto")
     p.add_argument("--warmup", type=int, default=-1, help="warm-up steps; -1 = auto (0.25 s)")
     p.add_argument("--repeats", type=int, default=5)
@@ -115,12 +120,7 @@ def parse_transformer_args(argv):
     p.add_argument("--val-windows", type=int, default=200)
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--threads", type=int, default=1,
-                   help="torch's intra-op threads; 0 = torch's default (all cores)")
-    p.add_argument("--blas-threads", default="same",
-                   help="the BLAS's threads (OpenBLAS/MKL/BLIS): a count, 'same' (= --threads, "
-                        "the default) or 'default' (left as a user gets it: OpenBLAS takes "
-                        "every core)")
+    add_thread_options(p)
     p.add_argument("--out", help="--train: also write the JSON result here")
     p.add_argument("--steps", type=int, default=0,
                    help="--train: training steps (default 2000); --bench: steps per timed "
