@@ -9,11 +9,16 @@ path relative to the folder. For every run, every file of BEFORE must exist in A
 bytes, except:
   manifest.json   wall time, steps/s, host, command, version and commit may differ;
   metrics.json    every value BEFORE holds must be in AFTER, equal (AFTER may add keys);
+  *.svg           equal once Matplotlib's volatile parts are set aside: its date, the random ids
+                  it gives elements, and the encoding of embedded PNG images (compared by pixel);
   logs            not compared.
 Files only in AFTER are listed as added. Exit 0 when every run matches, 1 otherwise.
 """
+import base64
+import io
 import json
 import os
+import re
 import sys
 
 VOLATILE_MANIFEST = {"command", "finished_at", "git_commit", "host", "invocations", "pid",
@@ -51,6 +56,25 @@ def contained(old, new, path=""):
     return [] if old == new else [path or "/"]
 
 
+def same_svg(a, b):
+    """Matplotlib SVGs equal but for their date, random element ids and PNG encodings."""
+    image = re.compile(rb'data:image/png;base64,\s*([A-Za-z0-9+/=\s]+)"')
+    def text(svg):
+        svg = re.sub(rb"<dc:date>.*?</dc:date>", b"", svg, flags=re.S)
+        svg = image.sub(b'data:image/png;base64,IMAGE"', svg)
+        return re.sub(rb"\b[a-z]+[0-9a-f]{10}\b", b"ID", svg)
+    if text(a) != text(b):
+        return False
+    import matplotlib.image as mpimg  # only when there are images to compare
+    import numpy as np
+    for x, y in zip(image.findall(a), image.findall(b)):
+        pixels = [mpimg.imread(io.BytesIO(base64.b64decode(re.sub(rb"\s", b"", z))))
+                  for z in (x, y)]
+        if pixels[0].shape != pixels[1].shape or not np.array_equal(*pixels):
+            return False
+    return True
+
+
 def compare(before, after):
     problems, added = [], []
     for d, _, files in os.walk(before):
@@ -68,8 +92,11 @@ def compare(before, after):
                 for key in set(old) | set(new):
                     if key not in VOLATILE_MANIFEST and old.get(key) != new.get(key):
                         problems.append(f"manifest.json/{key}")
-            elif open(os.path.join(d, name), "rb").read() != open(other, "rb").read():
-                problems.append(f"{rel}: bytes differ")
+            else:
+                old_bytes, new_bytes = open(os.path.join(d, name), "rb").read(), open(other, "rb").read()
+                if old_bytes != new_bytes and not (name.endswith(".svg") and
+                                                   same_svg(old_bytes, new_bytes)):
+                    problems.append(f"{rel}: bytes differ")
     for d, _, files in os.walk(after):
         for name in files:
             rel = os.path.relpath(os.path.join(d, name), after)
