@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   train_command->add_option("--seed", seed, kSeedHelp)->check(seed_check())->type_name("N");
   train_command
       ->add_option("--threads,-j", train.threads,
-                   "OpenMP threads (default: OMP_NUM_THREADS or all cores); results are "
+                   "OpenMP threads (default: OMP_NUM_THREADS, else the cores other work leaves "
+                   "free, measured every 2 s; see docs/running.md, Threads); results are "
                    "bit-identical at any count")
       ->check(CLI::Range(1, 4096));
   train_command->add_option(
