@@ -426,7 +426,8 @@ std::vector<Key> build_table() {
                 [](const int& ratio, const Config&) { return ratio >= 1 && ratio <= 16; }),
       Entry<bool>("model.position_embedding", &Config::model,
                   &model::ModelConfig::position_embedding,
-                  "next_token: a learned n×D position embedding P added to the token embedding")
+                  "a learned n×D position embedding P added to the stream's input (the token "
+                  "embedding, or the zero-padded rows of float input)")
           .owned_by_block("transformer"),
       Entry<double>("model.init_std", &Config::model, &model::ModelConfig::init_std,
                     "transformer blocks: every matrix starts as N(0, init_std²), the two that "

@@ -43,10 +43,11 @@ template <class T>
 void Model<T>::add_transformer(const Mixer<T>& chosen, bool causal) {
   if (width % layer_config.heads != 0)
     throw std::invalid_argument("layer.heads must divide model.width");
-  if (tokens()) {
-    token_table = params.add(0, "E", "E", vocab, width);
-    if (config.position_embedding) position_table = params.add(0, "P", "P", n, width);
-  }
+  if (tokens()) token_table = params.add(0, "E", "E", vocab, width);
+  // Float input gets P too: without it a non-causal block is permutation-equivariant and cannot
+  // tell which row precedes another (Section 7's induction task needs that; docs/transformer.md
+  // §7).
+  if (config.position_embedding) position_table = params.add(0, "P", "P", n, width);
   const NormKind& norm = norm_kind(config.norm);
   LayerShape head{n, width, layer_config.rank};
   head.transformer = true;

@@ -61,7 +61,7 @@ class Model {
   LayerConfig layer_config;
   std::vector<Layer<T>> layers;               // model.block = "mixer"
   std::vector<TransformerBlock<T>> blocks;    // model.block = "transformer"
-  int token_table = -1, position_table = -1;  // E (vocab×D) and P (n×D), token input only
+  int token_table = -1, position_table = -1;  // E (vocab×D, token input only) and P (n×D)
   std::shared_ptr<const Module<T>>
       final_norm;  // token input only (modules hold no state: shared by copies)
   std::vector<int> final_norm_slices;
@@ -121,6 +121,9 @@ ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool
   } else {
     graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
     h = model.width != model.d ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
+    if (model.position_table >= 0)
+      h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
+              "H_0+P");
   }
   graph.stream = h;
   for (const TransformerBlock<T>& block : model.blocks) {
