@@ -64,14 +64,14 @@ std::vector<std::vector<HeadSamples>> collect(
     model::Model<float>& model, const data::TokenSplit& split, int windows,
     const std::vector<std::vector<std::optional<model::Factors>>>* factors) {
   std::vector<std::vector<HeadSamples>> samples(model.blocks.size());
-  // A distance head's scores are the distance form exactly: its gap is 0 by construction.
-  const bool distance_heads = !model.blocks.empty() && heads_of(model, 0).mixer().distance_scores();
   TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   const int n = model.n;
   evaluator.score(
       split, windows, [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
         for (std::size_t l = 0; l < graph.model.blocks.size(); ++l) {
           const auto& heads = graph.model.blocks[l].heads;
+          // A distance head's scores are the distance form exactly: no gap to measure.
+          const bool dot_scores = !heads_of(model, l).mixer().distance_scores();
           samples[l].resize(heads.size());
           for (std::size_t k = 0; k < heads.size(); ++k) {
             HeadSamples& head = samples[l][k];
@@ -83,7 +83,7 @@ std::vector<std::vector<HeadSamples>> collect(
             head.k99.push_back(profile.k99);
             if (head.singular_sum.size() == 0) head.singular_sum = Eigen::VectorXd::Zero(n);
             head.singular_sum += sigma;
-            if (factors == nullptr || !(*factors)[l][k] || distance_heads) continue;
+            if (factors == nullptr || !(*factors)[l][k] || !dot_scores) continue;
             const model::Factors& f = *(*factors)[l][k];
             const Eigen::MatrixXd x = tape.value(heads[k].input).view(slot).cast<double>();
             const analysis::DistanceFormGap gap = analysis::distance_form_gap(

@@ -30,6 +30,12 @@ using MatrixMap = Eigen::Map<RowMatrix<T>>;
 template <class T>
 using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
 
+// A read-only view of a block (kernels take their inputs as ConstMatrixMap).
+template <class T>
+ConstMatrixMap<T> read_only(const MatrixMap<T>& block) {
+  return ConstMatrixMap<T>(block.data(), block.rows(), block.cols());
+}
+
 template <class T>
 struct Tensor {
   T* data = nullptr;

@@ -32,16 +32,11 @@ HeadInputs distance_head_inputs(Tape<T>& tape, Var a, Var b, Var s, Var g,
   const Var sigma = softplus(tape, s, "Sigma");
   const Var root = square_root(
       tape, scale(tape, sigma, 1.0 / std::sqrt(double(shape.r)), "Sigma/√r"), "√(Sigma/√r)");
-  auto offsets = [&](Var factor, const std::string& name) {
-    return add_rows(tape, row_block(tape, factor, shape.d, shape.n, name + "_position"),
-                    row_block(tape, factor, shape.d + shape.n, 1, name + "_bias"),
-                    name + "_offsets");
-  };
   HeadInputs inputs;
   inputs.query_weights = diag_scale(tape, row_block(tape, a, 0, shape.d, "A_content"), root, "W_q");
-  inputs.query_offsets = diag_scale(tape, offsets(a, "A"), root, "O_q");
+  inputs.query_offsets = diag_scale(tape, head_offsets(tape, a, shape, "A"), root, "O_q");
   inputs.key_weights = diag_scale(tape, row_block(tape, b, 0, shape.d, "B_content"), root, "W_k");
-  inputs.key_offsets = diag_scale(tape, offsets(b, "B"), root, "O_k");
+  inputs.key_offsets = diag_scale(tape, head_offsets(tape, b, shape, "B"), root, "O_k");
   inputs.gate = sigmoid(tape, g, "gamma");
   inputs.distance = true;
   return inputs;

@@ -33,12 +33,6 @@ struct UniversalSample {
   MatrixMap<T> U, V, S, P, Z, gram_U, gram_V;  // Z = M·H; gram_* hold UᵀU − I and VᵀV − I
 };
 
-// A read-only view of a block.
-template <class T>
-ConstMatrixMap<T> read_only(const MatrixMap<T>& block) {
-  return ConstMatrixMap<T>(block.data(), block.rows(), block.cols());
-}
-
 // Sizes of one sample's forward activations and of its backward temporaries.
 struct UniversalLayout {
   int n, d, r;
@@ -418,6 +412,14 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
   return graph;
 }
 
+// A head's offset rows from a factor over x̃ = [x̂, e_i, 1]: its position rows plus its bias row,
+// [1, n, r] (the universal and distance heads' O_q and O_k before their scales).
+template <class T>
+Var head_offsets(Tape<T>& tape, Var factor, const LayerShape& shape, const std::string& name) {
+  return add_rows(tape, row_block(tape, factor, shape.d, shape.n, name + "_position"),
+                  row_block(tape, factor, shape.d + shape.n, 1, name + "_bias"), name + "_offsets");
+}
+
 // A universal head of a transformer block as the fused heads kernel takes it (docs/transformer.md
 // §8): U = x̂·A_content + A_position + 1·a_biasᵀ, likewise V with B, and S = U·diag(σ)·Vᵀ/√r, so
 // W_q = A_content·diag(σ)/√r, O_q = (A_position + 1·a_biasᵀ)·diag(σ)/√r, W_k = B_content, O_k =
@@ -427,19 +429,14 @@ HeadInputs universal_head_inputs(Tape<T>& tape, Var a, Var b, Var s, Var g,
                                  const LayerShape& shape) {
   const Var sigma = softplus(tape, s, "Sigma");
   const double scale_by = 1.0 / std::sqrt(double(shape.r));
-  auto offsets = [&](Var factor, const std::string& name) {
-    return add_rows(tape, row_block(tape, factor, shape.d, shape.n, name + "_position"),
-                    row_block(tape, factor, shape.d + shape.n, 1, name + "_bias"),
-                    name + "_offsets");
-  };
   HeadInputs inputs;
   inputs.query_weights =
       scale(tape, diag_scale(tape, row_block(tape, a, 0, shape.d, "A_content"), sigma, "A_Sigma"),
             scale_by, "W_q");
-  inputs.query_offsets =
-      scale(tape, diag_scale(tape, offsets(a, "A"), sigma, "O_Sigma"), scale_by, "O_q");
+  inputs.query_offsets = scale(
+      tape, diag_scale(tape, head_offsets(tape, a, shape, "A"), sigma, "O_Sigma"), scale_by, "O_q");
   inputs.key_weights = row_block(tape, b, 0, shape.d, "W_k");
-  inputs.key_offsets = offsets(b, "B");
+  inputs.key_offsets = head_offsets(tape, b, shape, "B");
   inputs.gate = sigmoid(tape, g, "gamma");
   return inputs;
 }

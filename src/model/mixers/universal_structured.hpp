@@ -500,9 +500,6 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
                          const ScalarGrads<T>& d_phi_scalars, const ScalarGrads<T>& d_psi_scalars,
                          T* dgamma, T* dw_v) {
   const Eigen::Index n = h.rows();
-  auto constant = [](const MatrixMap<T>& m) {
-    return ConstMatrixMap<T>(m.data(), m.rows(), m.cols());
-  };
   // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ, dM = dZ·Hᵀ, dH = Mᵀ·dZ (+ via S, G).
   if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, h.cols(), h.cols()), keep.Z, d_out, true);
   tmp.w_v_t = w_v.transpose();
@@ -525,7 +522,7 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
                          gamma * keep.P.row(i).array() * (tmp.mixer.row(i).array() - inner);
   }
   if (dgamma != nullptr) *dgamma += gamma_grad;
-  structured_bilinear_backward(h, omega, constant(keep.T_S), constant(d_s), tmp, d_omega, dh);
+  structured_bilinear_backward(h, omega, read_only(keep.T_S), read_only(d_s), tmp, d_omega, dh);
   // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
   const T c = weight_penalty / T(double(r) * r);
   gram_family_backward(h, phi, keep.u, c, tmp, d_phi, d_phi_scalars.squared_norm,
