@@ -159,7 +159,8 @@ def main():
     draw_omega(axes[1, 1], heads)
     with open(os.path.join(args.run, "config.json")) as handle:
         config = json.load(handle)
-    figure.suptitle(f"{os.path.basename(os.path.normpath(args.run))}: "
+    # The config's name and seed, not the folder's: `ufl train` draws this in its staging folder.
+    figure.suptitle(f"{config.get('name', '?')}, seed {config.get('seed', '?')}: "
                     f"{config['layer']['mixer']} heads on {config['dataset']['kind']}, "
                     f"{data['windows']} validation windows")
     figure.tight_layout()
