@@ -1,92 +1,205 @@
 #!/usr/bin/env bash
-# Reproduces the transformer study (docs/transformer.md §9) with one command, from any
-# directory: builds ufl, trains
-#   depth:  induction (configs/transformer/induction.json) in L = 1, 2, 3, 4 transformer blocks of
-#           2 universal heads, seeds 1-10, lr 1e-2 (40 runs);
-#   mqar:   configs/transformer/mqar.json with the universal, attention, linear and convolution
-#           mixers at width D = 64 and 128, seeds 1-3 (24 runs);
-#   text:   the reference configuration (configs/transformer/text.json, Debian's fortunes) with
-#           the universal, attention, linear, convolution and lowrank mixers, and attention with
-#           the universal one's parameter count (layer.rank = 48), seeds 1-3 (18 runs);
-# then collects the runs and writes the tables and figures. Steps per part are in the configs and
-# below (STEPS_*); docs/transformer.md §9 says how they were chosen and how long the whole script
-# takes.
+# Reproduces the transformer study (docs/transformer.md §9) with one command, from any directory:
+# is the universal layer a useful transformer primitive, read against controls that must succeed.
 #
-#   scripts/reproduce_transformer.sh
+#   scripts/reproduce_transformer.sh                 # the full study (several hours on 2 cores)
+#   MODE=quick scripts/reproduce_transformer.sh      # one seed, no tuning (under 30 minutes)
+#   SLURM=1 scripts/reproduce_transformer.sh         # submit the runs as a Slurm job array
 #
-# Output (UFL_RESULTS, default results/transformer in the repository):
-#   runs/<part>-…/   the run folders;  logs/  one log per run;  runs.csv  every run's metrics
-#   tables.md        the three tables (and what each head became)
-#   fig_text_loss.png, fig_mqar.png, fig_heads.png, fig_depth.png   (and .svg)
+# Tasks, each in 2-block transformers unless said (docs/transformer.md §9 gives every setting):
+#   copy:   in-context copying (configs/transformer/copy.json), scored on the copied letters;
+#   mqar:   multi-query associative recall at the control setting below;
+#   depth:  Section 7's induction task (configs/transformer/induction.json) at the control setting;
+#   text64, text128: character-level text (Debian's fortunes) at two model sizes, D = 64 (2 blocks
+#           of 2 heads) and D = 128 (the reference configuration, 4 blocks of 4 heads), at a
+#           constant learning rate after warm-up until the stopping rule of §9 says it stopped
+#           improving (the budget below caps it).
+# Mixers: universal, attention, linear, convolution, lowrank (and on text attention48, attention
+# with the universal mixer's parameter count). Attention is the control: a task whose attention
+# arm fails is reported as void, not as a "no" for the universal layer.
+#
+# Parts (PARTS, default "tune compare"):
+#   tune:    every mixer on every task at each learning rate of LR_GRID, on seed 100, which is
+#            never reported; each mixer then trains at its best rate (the report prints the grid).
+#   compare: every mixer on every task at its tuned rate, seeds 1-3 (depth: 1-10).
+# MODE=quick: seed 1 only, the tasks copy, mqar, depth and text64, no tune part: each mixer
+# trains at the rate the full mode's tune part chose (QUICK_LR below, docs/transformer.md §9).
+#
+# Output (UFL_RESULTS, default results/transformer, or results/transformer-quick):
+#   runs/<task>-<mixer>-s<seed>/, runs/tune-<task>-<mixer>-lr<lr>/   the run folders
+#   logs/  one log per run;  runs.csv  every run's metrics;  tuned_lr.tsv  the chosen rates
+#   tables.md   the controls, the grid, the comparison per task, the text table at both sizes
+#   fig_text_loss, fig_text_seconds, fig_mqar, fig_copy, fig_depth, fig_heads (.png and .svg)
 #
 # Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue); a
 # diverged run (exit 3) is a result, counted in the tables; any other failing run makes the script
-# exit 1 before the report (scripts/lib/reproduce.sh).
+# exit 1 before the report (scripts/lib/reproduce.sh). Each finished run prints a progress line
+# with the time left.
 #
 # Env:
+#   MODE=full|quick  (default full)
+#   PARTS            "tune compare" (default), or one of them
+#   TASKS            the tasks to run (default: all of the mode's)
 #   JOBS=N           parallel runs (default: nproc); each run uses one thread
+#   SLURM=1          submit the runs that are not done as a Slurm job array
+#                    (scripts/sweeps/slurm_array.sh; SBATCH_ARGS, ARRAY_LIMIT as there) and exit;
+#                    run the script again when the jobs have ended, to continue or report
 #   UFL_BIN=path     use this ufl binary and do not build
 #   UFL_EXTRA_ARGS   extra flags for every `ufl train`; then UFL_RESULTS is required
 #   UFL_RESULTS=dir  output folder
-#   PARTS="depth mqar text"   the parts to run
-#   STEPS_DEPTH, STEPS_MQAR, STEPS_TEXT   steps per run (defaults below)
-#   LR_DEPTH         the depth part's learning rate (default 0.01, decaying to a tenth)
 #   PYTHON=path      python with numpy+matplotlib (/usr/bin/python3)
 set -euo pipefail
 
 # shellcheck source=lib/reproduce.sh
 source "$(dirname "$0")/lib/reproduce.sh"
-reproduce_setup transformer results/transformer
-parts=${PARTS:-depth mqar text}
-# Chosen so that the whole script takes under 45 minutes on a 2-core machine (docs/transformer.md
-# §9 gives the measured time); the depth part's learning rate was chosen on seeds 11-13, which
-# are not reported.
-steps_depth=${STEPS_DEPTH:-3000}
-steps_mqar=${STEPS_MQAR:-1000}
-steps_text=${STEPS_TEXT:-1500}
-lr_depth=${LR_DEPTH:-0.01}
+mode=${MODE:-full}
+case $mode in
+  full) default_folder=results/transformer ;;
+  quick) default_folder=results/transformer-quick ;;
+  *) echo "reproduce_transformer.sh: MODE must be full or quick, got '$mode'" >&2; exit 2 ;;
+esac
+reproduce_setup transformer "$default_folder"
 
-if [ ! -d /usr/share/games/fortunes ] && [[ " $parts " == *" text "* ]]; then
-  echo "reproduce_transformer.sh: the text part reads Debian's fortunes; install it with" \
-       "'bash scripts/install_deps.sh' (or set PARTS=\"depth mqar\")" >&2
+# The settings of each task, fixed before the compared runs (docs/transformer.md §9 says how the
+# controls' settings were found, on seeds 11-13 and 101, which are never reported).
+lr_grid=(0.0003 0.001 0.003 0.01)
+mixers=(universal attention linear convolution lowrank)
+declare -A task_config task_flags task_seeds
+task_config[copy]=$root/configs/transformer/copy.json
+task_flags[copy]=""
+task_config[mqar]=$root/configs/transformer/mqar.json
+task_flags[mqar]="--set dataset.vocab=64 --set dataset.pairs=4 --set dataset.filler=blank --set dataset.train_size=200000 --set train.steps=6000 --set train.eval_every=500"
+task_config[depth]=$root/configs/transformer/induction.json
+task_flags[depth]="--set dataset.train_size=65536 --set train.steps=6000"
+text_common="--set train.warmup_steps=100 --set train.eval_every=250"
+task_config[text64]=$root/configs/transformer/text.json
+task_flags[text64]="--set model.width=64 --set model.depth=2 --set layer.heads=2 --set train.steps=8000 $text_common"
+task_config[text128]=$root/configs/transformer/text.json
+task_flags[text128]="--set train.steps=6000 $text_common"
+# The tune part trains text for a shorter budget (the rule's first check is at step 2000).
+tune_steps_text=2000
+# QUICK_LR: the rates the full mode's tune part chose on 2026-11-27 (results/transformer/
+# tuned_lr.tsv; the grid is in docs/transformer/tune.md).
+declare -A quick_lr=(
+  [copy-attention]=0.001 [copy-convolution]=0.01 [copy-linear]=0.0003 [copy-lowrank]=0.001 [copy-universal]=0.001
+  [mqar-attention]=0.01 [mqar-convolution]=0.001 [mqar-linear]=0.0003 [mqar-lowrank]=0.001 [mqar-universal]=0.0003
+  [depth-attention]=0.003 [depth-convolution]=0.001 [depth-linear]=0.001 [depth-lowrank]=0.003 [depth-universal]=0.003
+  [text64-attention]=0.003 [text64-convolution]=0.003 [text64-linear]=0.003 [text64-lowrank]=0.003 [text64-universal]=0.003
+)
+
+if [ "$mode" = quick ]; then
+  tasks=${TASKS:-copy mqar depth text64}
+  parts=compare
+else
+  tasks=${TASKS:-copy mqar depth text64 text128}
+  parts=${PARTS:-tune compare}
+fi
+for task in $tasks; do
+  [ -n "${task_config[$task]:-}" ] || {
+    echo "reproduce_transformer.sh: no task '$task' (TASKS: copy mqar depth text64 text128)" >&2
+    exit 2
+  }
+done
+if [ ! -d /usr/share/games/fortunes ] && [[ " $tasks " == *" text"* ]]; then
+  echo "reproduce_transformer.sh: the text tasks read Debian's fortunes; install it with" \
+       "'bash scripts/install_deps.sh' (or set TASKS without text64 and text128)" >&2
   exit 2
 fi
 
-# Longest runs first, so the parallel jobs finish together.
-if [[ " $parts " == *" mqar "* ]]; then
-  for width in 128 64; do
-    for mixer in universal attention linear convolution; do
-      for seed in 1 2 3; do
-        add_run "mqar-$mixer-D$width-s$seed" "$root/configs/transformer/mqar.json" "$seed" \
-          "--set layer.mixer=$mixer --set model.width=$width --set train.steps=$steps_mqar"
+# The mixers of a task: on text also attention48, attention with query/key rank 48, the
+# universal mixer's parameter count within 0.2 % at D = 128 (so that "better" is not "bigger").
+task_mixers() {
+  case $1 in
+    text128) echo "${mixers[*]} attention48" ;;
+    *) echo "${mixers[*]}" ;;
+  esac
+}
+# mixer_flags MIXER: the --set flags that make MIXER.
+mixer_flags() {
+  case $1 in
+    attention48) echo "--set layer.mixer=attention --set layer.rank=48" ;;
+    *) echo "--set layer.mixer=$1" ;;
+  esac
+}
+# lr_flags TASK LR: the learning rate, constant after warm-up on text, decaying to a tenth on the
+# other tasks (their configs' rule).
+lr_flags() {
+  case $1 in
+    text*) echo "--set train.lr=$2 --set train.lr_final=$2" ;;
+    *) echo "--set train.lr=$2 --set train.lr_final=$(awk "BEGIN { print $2 / 10 }")" ;;
+  esac
+}
+
+# run_part LABEL: trains the queued runs (or submits them to Slurm) and starts a new queue.
+run_part() {
+  if [ "${SLURM:-0}" = 1 ]; then
+    announce_runs "$1"
+    if [ "$todo" -gt 0 ]; then
+      local list
+      list=$(mktemp "$results/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
+      cp "$run_list" "$list"
+      # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
+      job=$(sbatch --parsable --output="$results/logs/slurm-%A_%a.out" --open-mode=append \
+        ${SBATCH_ARGS:-} --array="0-$((todo - 1))%${ARRAY_LIMIT:-50}" \
+        "$root/scripts/sweeps/slurm_array.sh" "$list")
+      echo "submitted $todo runs as Slurm job ${job%%;*}; run this script again when it has" \
+           "ended, to go on with the next part or write the report"
+      exit 0
+    fi
+  else
+    train_runs "$1"
+  fi
+  : > "$run_list"
+  total=0
+}
+
+if [[ " $parts " == *" tune "* ]]; then
+  for task in $tasks; do
+    steps_flag=""
+    [[ $task == text* ]] && steps_flag="--set train.steps=$tune_steps_text"
+    for mixer in $(task_mixers "$task"); do
+      for lr in "${lr_grid[@]}"; do
+        add_run "tune-$task-$mixer-lr$lr" "${task_config[$task]}" 100 \
+          "${task_flags[$task]} $(mixer_flags "$mixer") $(lr_flags "$task" "$lr") $steps_flag"
       done
     done
   done
+  run_part "tune (seed 100, learning-rate grid)"
+  "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
+  "$python" "$root/scripts/transformer_study_report.py" --tuned "$results/runs" \
+    > "$results/tuned_lr.tsv"
 fi
-if [[ " $parts " == *" text "* ]]; then
-  for mixer in universal attention linear convolution lowrank; do
-    for seed in 1 2 3; do
-      add_run "text-$mixer-s$seed" "$root/configs/transformer/text.json" "$seed" \
-        "--set layer.mixer=$mixer --set train.steps=$steps_text"
+
+# tuned_lr TASK MIXER: the rate the tune part chose, or in quick mode QUICK_LR's.
+tuned_lr() {
+  if [ "$mode" = quick ]; then
+    echo "${quick_lr[$1-$2]}"
+  else
+    awk -v task="$1" -v mixer="$2" '$1 == task && $2 == mixer { print $3 }' \
+      "$results/tuned_lr.tsv"
+  fi
+}
+
+if [[ " $parts " == *" compare "* ]]; then
+  for task in $tasks; do
+    seeds="1 2 3"
+    [ "$task" = depth ] && seeds="1 2 3 4 5 6 7 8 9 10"
+    [ "$mode" = quick ] && seeds=1
+    for mixer in $(task_mixers "$task"); do
+      lr=$(tuned_lr "$task" "$mixer")
+      [ -n "$lr" ] || {
+        echo "reproduce_transformer.sh: no tuned rate for $task/$mixer; run the tune part" \
+             "first (PARTS=tune)" >&2
+        exit 1
+      }
+      for seed in $seeds; do
+        add_run "$task-$mixer-s$seed" "${task_config[$task]}" "$seed" \
+          "${task_flags[$task]} $(mixer_flags "$mixer") $(lr_flags "$task" "$lr")"
+      done
     done
   done
-  # Attention with wider queries and keys (rank 48, not D/h = 32): the universal mixer's
-  # parameter count within 0.2%, so that "better" is not "bigger".
-  for seed in 1 2 3; do
-    add_run "text-attention48-s$seed" "$root/configs/transformer/text.json" "$seed" \
-      "--set layer.mixer=attention --set layer.rank=48 --set train.steps=$steps_text"
-  done
+  run_part "transformer study ($mode mode)"
 fi
-if [[ " $parts " == *" depth "* ]]; then
-  for depth in 4 3 2 1; do
-    for seed in 1 2 3 4 5 6 7 8 9 10; do
-      add_run "depth-L$depth-s$seed" "$root/configs/transformer/induction.json" "$seed" \
-        "--set model.depth=$depth --set train.steps=$steps_depth --set train.lr=$lr_depth" \
-        "--set train.lr_final=$(awk "BEGIN { print $lr_depth / 10 }")"
-    done
-  done
-fi
-train_runs "transformer study"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
 "$python" "$root/scripts/transformer_study_report.py" "$results/runs" "$results"

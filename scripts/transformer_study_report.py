@@ -3,21 +3,36 @@
 docs/transformer.md §9).
 
     /usr/bin/python3 scripts/transformer_study_report.py RUNS_DIR OUT_DIR
+    /usr/bin/python3 scripts/transformer_study_report.py --tuned RUNS_DIR   > tuned_lr.tsv
 
 RUNS_DIR holds the run folders (the complete ones listed in runs.csv beside it, `ufl collect`, and
-the diverged ones: scripts/ufl_runs.py), named by part: depth-L<L>-s<seed>, mqar-<mixer>-D<width>-s<seed>,
-text-<mixer>-s<seed> (text-attention48-…: attention with the universal mixer's parameter count).
-Writes OUT_DIR/tables.md and the figures fig_text_loss, fig_mqar, fig_heads and fig_depth (.png
-and .svg), each with a title, labelled axes and units.
+the diverged ones: scripts/ufl_runs.py), named <task>-<mixer>-s<seed> and, for the learning-rate
+grid on seed 100, tune-<task>-<mixer>-lr<lr>; tasks copy, mqar, depth, text64, text128.
+Writes OUT_DIR/tables.md and the figures fig_text_loss, fig_text_seconds, fig_mqar,
+fig_copy, fig_depth and fig_heads (.png and .svg). --tuned prints the best rate of each task and
+mixer on the grid (task, mixer, lr, score), the rule below.
 
-Rules, fixed before the runs:
-- induction: a run succeeds when η_fix ≥ 1.5 (docs/section7.md); a run that diverged (status
-  "diverged" in manifest.json) is counted apart and as no success;
-- mqar: a run solves the task when its query accuracy on the validation sequences is ≥ 0.99;
-- rates carry 95 % Wilson intervals; means carry the sample standard deviation and the count.
+Rules, fixed before the runs (docs/transformer.md §9):
+- copy: a run copies when its loss on the copied letters is below 10 % of the no-copy level
+  ln(dataset.vocab) (a model that does not copy can only guess the letter);
+- mqar: a run recalls when its query accuracy is ≥ 0.99; an accuracy is called recall only above
+  the two shortcuts, 1/P (an even guess over the P values in context) and H_P/P (an even guess
+  among the values not yet queried; H_P the P-th harmonic number);
+- depth: a run finds the recall circuit when η_fix ≥ 1.5 (docs/section7.md);
+- text: the stopping rule. At constant learning rate after warm-up, a run has stopped improving at
+  the first evaluation step S ≥ 2000 at which the validation loss fell by less than 1 % over the
+  last 20 % of steps, val(0.8·S) − val(S) < 0.01·val(0.8·S) (val(0.8·S) the evaluation nearest
+  0.8·S); its loss is val(S). A run that never meets the rule within its budget is reported at
+  its last step as "still improving";
+- the control: attention is the known-good arm. A task's comparison stands only if attention
+  succeeds on every reported seed (depth: on ≥ 9 of 10); otherwise it is VOID, not a "no";
+- tuning: each task and mixer trains at the rate of the grid with the best score on seed 100
+  (copy and text: lowest loss; mqar: highest accuracy, then lowest loss; depth: lowest test MSE);
+  diverged grid runs are out;
+- rates carry 95 % Wilson intervals; means ± the sample standard deviation over seeds.
 """
 import csv
-import json
+import math
 import os
 import re
 import statistics
@@ -30,128 +45,315 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_map import draw_head  # noqa: E402
 import ufl_runs  # noqa: E402
-from ufl_runs import wilson  # noqa: E402
+from ufl_runs import rate  # noqa: E402
 
-SUCCESS_ETA_FIX = 1.5
-SOLVED_ACCURACY = 0.99
-TEXT_MIXERS = ["universal", "attention", "attention48", "linear", "convolution", "lowrank"]
-MQAR_MIXERS = ["universal", "attention", "linear", "convolution"]
+TASKS = ["copy", "mqar", "depth", "text64", "text128"]
+MIXERS = ["universal", "attention", "attention48", "linear", "convolution", "lowrank"]
 MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)"}
+TASK_TITLE = {
+    "copy": "In-context copying (copy kind)",
+    "mqar": "Multi-query associative recall",
+    "depth": "Depth: Section 7's induction task in 2 transformer blocks",
+    "text64": "Text, D = 64 (2 blocks of 2 heads)",
+    "text128": "Text, D = 128 (the reference configuration, 4 blocks of 4 heads)",
+}
+COPY_FRACTION = 0.10
+RECALL_ACCURACY = 0.99
+SUCCESS_ETA_FIX = 1.5
+DEPTH_CONTROL = 9  # of 10 seeds
+STOP_FIRST, STOP_WINDOW, STOP_FALL = 2000, 0.2, 0.01
 
 
 def mean_sd(values, digits=3):
-    """'0.512 ± 0.034 (n = 5)': mean ± sample standard deviation and the count."""
-    return ufl_runs.mean_sd_text(values, digits, empty="—", count=True)
+    return ufl_runs.mean_sd_text(values, digits, empty="—")
+
+
+def label(mixer):
+    return MIXER_LABEL.get(mixer, mixer)
 
 
 def load_runs(folder):
-    """The complete and the diverged runs in folder (scripts/ufl_runs.py) whose names say their
-    part, each with its loss curve."""
+    """The complete and diverged runs whose names say their task, mixer and seed (or lr)."""
     runs = []
     for run in ufl_runs.load_runs(folder, diverged=True):
-        match = re.match(r"(depth|mqar|text)-(.+)-s(\d+)$", run["name"])
-        if not match:
+        name = run["name"]
+        tuned = re.match(r"tune-(copy|mqar|depth|text64|text128)-(\w+)-lr([0-9.e-]+)$", name)
+        compared = re.match(r"(copy|mqar|depth|text64|text128)-(\w+)-s(\d+)$", name)
+        if tuned:
+            run.update(part="tune", task=tuned.group(1), mixer=tuned.group(2),
+                       lr=float(tuned.group(3)), seed=100)
+        elif compared:
+            run.update(part="compare", task=compared.group(1), mixer=compared.group(2),
+                       seed=int(compared.group(3)), lr=run["config"].get("train", {}).get("lr"))
+        else:
             continue
-        run["path"] = run["dir"]
-        loss_path = os.path.join(run["path"], "loss.csv")
-        run["curve"] = list(csv.DictReader(open(loss_path))) if os.path.isfile(loss_path) else []
-        run["part"], run["key"], run["seed"] = match.group(1), match.group(2), int(match.group(3))
+        path = os.path.join(run["dir"], "loss.csv")
+        run["curve"] = list(csv.DictReader(open(path))) if os.path.isfile(path) else []
+        run["diverged"] = run["status"] == ufl_runs.DIVERGED
         runs.append(run)
     return runs
 
 
-def training(runs):
-    """'2000 steps, lr 1e-3' from the runs' saved config (the script's STEPS_* may change it)."""
-    settings = set()
-    for run in runs:
-        path = os.path.join(run["path"], "config.json")
-        if os.path.isfile(path):
-            train = json.load(open(path)).get("train", {})
-            settings.add(f"{train.get('steps', '?')} steps, lr {train.get('lr', '?'):g}")
-    return "; ".join(sorted(settings)) or "?"
+# ------------------------------------------------------------------------- per-task scores
+
+def held_out(run):
+    """(step, value) of every evaluation in loss.csv: val_loss for tokens, test_mse for denoise."""
+    column = "val_loss" if run["task"] != "depth" else "test_mse"
+    return [(int(row["step"]), float(row[column])) for row in run["curve"] if row.get(column)]
 
 
-def status(run):
-    return run["status"]
-
-
-def ms_per_step(run):
-    manifest = run["manifest"]
-    steps = manifest.get("steps_done", 0)
-    return 1e3 * manifest.get("train_seconds", 0) / steps if steps else float("nan")
-
-
-# ---------------------------------------------------------------------------------- text
-
-def text_table(runs, lines):
-    lines += ["## Real text: the reference configuration (fortunes, n = 64, D = 128, 4 blocks of 4 "
-              f"heads, {training(runs)})", "",
-              "| mixer | parameters | validation loss (nats/char) | bits per character | "
-              "difference to attention | ms per step (1 thread) |", "|---|---|---|---|---|---|"]
-    attention = [r["metrics"]["validation_loss"] for r in runs
-                 if r["key"] == "attention" and "validation_loss" in r["metrics"]]
-    for mixer in TEXT_MIXERS:
-        chosen = [r for r in runs if r["key"] == mixer and "validation_loss" in r["metrics"]]
-        if not chosen:
+def stopping_point(run):
+    """(step, loss, stopped) by the stopping rule of the module docstring."""
+    points = held_out(run)
+    if not points:
+        return None
+    steps = [s for s, _ in points]
+    for step, value in points:
+        if step < STOP_FIRST:
             continue
-        losses = [r["metrics"]["validation_loss"] for r in chosen]
-        bits = [r["metrics"]["validation_bits"] for r in chosen]
-        params = chosen[0]["metrics"].get("parameters", 0)
-        difference = (f"{statistics.mean(losses) - statistics.mean(attention):+.3f}"
-                      if attention and mixer != "attention" else "—")
-        times = [ms_per_step(r) for r in chosen]
-        lines.append(f"| {MIXER_LABEL.get(mixer, mixer)} | {params:,} | {mean_sd(losses)} | "
-                     f"{mean_sd(bits)} | {difference} | {statistics.mean(times):.1f} |")
+        earlier = min(points, key=lambda p: abs(p[0] - (1 - STOP_WINDOW) * step))
+        if earlier[1] - value < STOP_FALL * earlier[1]:
+            return step, value, True
+    return steps[-1], points[-1][1], False
+
+
+def no_copy_level(run):
+    return math.log(run["config"].get("dataset", {}).get("vocab", 26))
+
+
+def shortcuts(run):
+    """(1/P, H_P/P) of an mqar run's dataset.pairs."""
+    pairs = run["config"].get("dataset", {}).get("pairs", 8)
+    return 1 / pairs, sum(1 / k for k in range(1, pairs + 1)) / pairs
+
+
+def score(run):
+    """The task's headline number of a run (None for a diverged run)."""
+    metrics = run["metrics"] or {}
+    if run["diverged"]:
+        return None
+    if run["task"] == "copy":
+        return metrics.get("validation_loss")
+    if run["task"] == "mqar":
+        return metrics.get("validation_accuracy")
+    if run["task"] == "depth":
+        return metrics.get("eta_fix")
+    point = stopping_point(run)
+    return point[1] if point else None
+
+
+def success(run):
+    """Whether a run passes its task's bar (text has none: None)."""
+    value = score(run)
+    if run["task"] == "copy":
+        return value is not None and value < COPY_FRACTION * no_copy_level(run)
+    if run["task"] == "mqar":
+        return value is not None and value >= RECALL_ACCURACY
+    if run["task"] == "depth":
+        return value is not None and value >= SUCCESS_ETA_FIX
+    return None
+
+
+def tune_key(run):
+    """Sort key of a grid run, best first (module docstring, tuning)."""
+    metrics = run["metrics"] or {}
+    if run["task"] == "mqar":
+        return (-metrics.get("validation_accuracy", 0), metrics.get("validation_loss", math.inf))
+    if run["task"] == "depth":
+        return (metrics.get("test_mse", math.inf),)
+    value = score(run)
+    return (value if value is not None else math.inf,)
+
+
+def tuned(runs):
+    """{(task, mixer): (lr, run)} the best grid run per task and mixer."""
+    best = {}
+    for run in runs:
+        if run["part"] != "tune" or run["diverged"] or not run["metrics"]:
+            continue
+        key = (run["task"], run["mixer"])
+        if key not in best or tune_key(run) < tune_key(best[key][1]):
+            best[key] = (run["lr"], run)
+    return best
+
+
+# ----------------------------------------------------------------------------------- tables
+
+def control_verdict(runs, task):
+    """('holds' | 'VOID' | 'no control runs', the attention arm's count) for a task's comparison."""
+    arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
+           r["mixer"] == "attention"]
+    if not arm or task.startswith("text"):
+        return None, ""
+    passed = sum(bool(success(r)) for r in arm)
+    need = DEPTH_CONTROL if task == "depth" and len(arm) == 10 else len(arm)
+    return passed >= need, f"{passed}/{len(arm)}"
+
+
+def controls_table(runs, lines):
+    lines += ["## The controls: does attention, the known-good arm, succeed?", "",
+              "| task | bar | attention succeeds | 95 % Wilson interval | the comparison |",
+              "|---|---|---|---|---|"]
+    bars = {"copy": "copied-letter loss < 10 % of ln(vocab)", "mqar": "accuracy ≥ 0.99",
+            "depth": "η_fix ≥ 1.5 on ≥ 9 of 10 seeds"}
+    for task in ("copy", "mqar", "depth"):
+        arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
+               r["mixer"] == "attention"]
+        if not arm:
+            continue
+        holds, count = control_verdict(runs, task)
+        passed = sum(bool(success(r)) for r in arm)
+        lines.append(f"| {task} | {bars[task]} | {count} | {rate(passed, len(arm)).split(' ', 1)[1]}"
+                     f" | {'stands' if holds else '**VOID**: the control fails'} |")
+    lines += ["", "Text has no pass mark; its control is that attention trains to the stopping "
+              "rule like the rest (below).", ""]
+
+
+def grid_table(runs, lines):
+    grid = [r for r in runs if r["part"] == "tune"]
+    if not grid:
+        return
+    chosen = tuned(runs)
+    rates = sorted({r["lr"] for r in grid})
+    lines += ["## The learning-rate grid (seed 100, never reported)", "",
+              "Each cell: the task's score (copy, text: loss in nats; mqar: accuracy; depth: "
+              "η_fix), **bold** the rate chosen; ✗ diverged.", ""]
+    for task in TASKS:
+        rows = [r for r in grid if r["task"] == task]
+        if not rows:
+            continue
+        lines += [f"**{task}**", "", "| mixer | " + " | ".join(f"lr {x:g}" for x in rates) + " |",
+                  "|---|" + "---|" * len(rates)]
+        for mixer in MIXERS:
+            cells = []
+            for x in rates:
+                run = next((r for r in rows if r["mixer"] == mixer and r["lr"] == x), None)
+                if run is None:
+                    cells.append("")
+                    continue
+                value = score(run)
+                text = "✗" if run["diverged"] else (f"{value:.3f}" if value is not None else "?")
+                if chosen.get((task, mixer), (None,))[0] == x:
+                    text = f"**{text}**"
+                cells.append(text)
+            if any(cells):
+                lines.append(f"| {label(mixer)} | " + " | ".join(cells) + " |")
+        lines.append("")
+
+
+def compare_table(runs, task, lines):
+    chosen = [r for r in runs if r["part"] == "compare" and r["task"] == task]
+    if not chosen:
+        return
+    holds, count = control_verdict(runs, task)
+    seeds = sorted({r["seed"] for r in chosen})
+    head = f"## {TASK_TITLE[task]} (seeds {seeds[0]}–{seeds[-1]})" if len(seeds) > 1 else \
+        f"## {TASK_TITLE[task]} (seed {seeds[0]})"
+    lines += [head, ""]
+    if holds is False:
+        lines += [f"**VOID**: attention, the control, succeeds on {count} seeds; the rows below "
+                  "say nothing about the universal layer.", ""]
+    example = chosen[0]
+    if task == "copy":
+        level = no_copy_level(example)
+        lines += [f"No-copy level ln(vocab) = {level:.3f} nats; the bar, 10 % of it: "
+                  f"{COPY_FRACTION * level:.3f}.", "",
+                  "| mixer | lr | copied-letter loss (nats) | copies | diverged |",
+                  "|---|---|---|---|---|"]
+    elif task == "mqar":
+        even, unqueried = shortcuts(example)
+        lines += [f"Shortcuts: 1/P = {even:.3f} (even guess over the values in context), H_P/P = "
+                  f"{unqueried:.3f} (even guess among the values not yet queried); recall is "
+                  "called only above both, solved at ≥ 0.99.", "",
+                  "| mixer | lr | query accuracy | above H_P/P | solved (≥ 0.99) | loss (nats) | "
+                  "diverged |", "|---|---|---|---|---|---|---|"]
+    elif task == "depth":
+        lines += ["| mixer | lr | success (η_fix ≥ 1.5) | η_fix | blank MSE | test MSE | diverged |",
+                  "|---|---|---|---|---|---|---|"]
+    else:
+        lines += ["Constant learning rate after 100 warm-up steps; the loss at the stopping "
+                  "rule's step (module docstring).", "",
+                  "| mixer | lr | parameters | validation loss (nats/char) | − attention | stopped "
+                  "(runs) | step stopped (median) | ms per step (1 thread) | diverged |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+    attention = [score(r) for r in chosen if r["mixer"] == "attention" and score(r) is not None]
+    for mixer in MIXERS:
+        arm = [r for r in chosen if r["mixer"] == mixer]
+        if not arm:
+            continue
+        done = [r for r in arm if not r["diverged"]]
+        diverged = len(arm) - len(done)
+        lrs = "/".join(sorted({f"{r['lr']:g}" for r in arm if r["lr"] is not None}))
+        values = [score(r) for r in done if score(r) is not None]
+        if task == "copy":
+            lines.append(f"| {label(mixer)} | {lrs} | {mean_sd(values)} | "
+                         f"{sum(bool(success(r)) for r in arm)}/{len(arm)} | {diverged} |")
+        elif task == "mqar":
+            _, unqueried = shortcuts(example)
+            losses = [r["metrics"].get("validation_loss") for r in done]
+            lines.append(f"| {label(mixer)} | {lrs} | {mean_sd(values)} | "
+                         f"{sum(v > unqueried for v in values)}/{len(arm)} | "
+                         f"{sum(bool(success(r)) for r in arm)}/{len(arm)} | {mean_sd(losses)} | "
+                         f"{diverged} |")
+        elif task == "depth":
+            passed = sum(bool(success(r)) for r in arm)
+            blank = [r["metrics"].get("row_mse", {}).get("blank") for r in done]
+            test = [r["metrics"].get("test_mse") for r in done]
+            lines.append(f"| {label(mixer)} | {lrs} | {rate(passed, len(arm))} | "
+                         f"{mean_sd(values)} | {mean_sd(blank)} | {mean_sd(test)} | {diverged} |")
+        else:
+            points = [stopping_point(r) for r in done]
+            stopped = sum(p[2] for p in points if p)
+            steps = [p[0] for p in points if p]
+            difference = (f"{statistics.mean(values) - statistics.mean(attention):+.3f}"
+                          if values and attention and mixer != "attention" else "—")
+            ms = [1e3 * r["manifest"].get("train_seconds", 0) /
+                  max(1, r["manifest"].get("steps_done", 1)) for r in done]
+            params = done[0]["metrics"].get("parameters", 0) if done else 0
+            lines.append(f"| {label(mixer)} | {lrs} | {params:,} | {mean_sd(values)} | "
+                         f"{difference} | {stopped}/{len(done)} | "
+                         f"{statistics.median(steps) if steps else '—'} | "
+                         f"{statistics.mean(ms) if ms else float('nan'):.1f} | {diverged} |")
+    if task == "depth":
+        reference = next((r["metrics"] for r in chosen if r["metrics"] and
+                          "optimal_mse" in r["metrics"]), None)
+        if reference:
+            lines += ["", f"Optimum: test MSE {reference['optimal_mse']:.3f} (blank rows "
+                      f"{reference.get('optimal_row_mse', {}).get('blank', float('nan')):.3f}); "
+                      f"best fixed linear operator {reference['fixed_mse']:.3f} (blank rows "
+                      f"{reference.get('fixed_row_mse', {}).get('blank', float('nan')):.3f}); "
+                      "η_fix = 1 is the fixed operator's MSE."]
     lines.append("")
 
 
-def text_curves(runs, out):
-    figure, axis = plt.subplots(figsize=(8, 5))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, mixer in enumerate(TEXT_MIXERS):
-        curves = []
-        for run in runs:
-            if run["key"] != mixer:
-                continue
-            points = [(int(row["step"]), float(row["val_loss"])) for row in run["curve"]
-                      if row.get("val_loss")]
-            if points:
-                curves.append(points)
-        if not curves:
+def heads_table(runs, task, lines):
+    """What each block's heads became on text, over seeds. ι and d̄ of a signed operator (the
+    universal layer's linear branch) are not those of softmax rows; the uniform causal average
+    has d̄ = (n − 1)/4 (15.75 at n = 64), which the table prints beside them."""
+    chosen = [r for r in runs if r["part"] == "compare" and r["task"] == task and
+              (r["metrics"] or {}).get("layers")]
+    if not chosen:
+        return
+    n = chosen[0]["config"].get("dataset", {}).get("n", 64)
+    uniform = sum(i / 2 for i in range(n)) / n  # mean over rows i of the mean distance i/2
+    lines += [f"### What each block's heads became ({task}, every seed; kinds of "
+              "docs/transformer.md §5)", "",
+              f"The uniform causal average (every head at initialisation) has mean distance "
+              f"d̄ = {uniform:.2f} positions. ι and d̄ of a universal head describe a signed "
+              "operator, not softmax rows. No kind is spectral: the head classifier has no causal "
+              "spectral family (a causal operator cannot be the DFT), so a spectral head cannot "
+              "be seen here.", "",
+              "| mixer | block | kinds of its heads (count over seeds × heads) | d̄ (positions) | ι "
+              "| γ |", "|---|---|---|---|---|---|"]
+    for mixer in MIXERS:
+        arm = [r for r in chosen if r["mixer"] == mixer]
+        if not arm:
             continue
-        steps = [s for s, _ in curves[0]]
-        common = [s for s in steps if all(s in dict(c) for c in curves)]
-        values = np.array([[dict(c)[s] for s in common] for c in curves])
-        label = f"{MIXER_LABEL.get(mixer, mixer)} ({len(curves)} seeds)"
-        axis.plot(common, values.mean(axis=0), color=colours[k], label=label)
-        axis.fill_between(common, values.min(axis=0), values.max(axis=0), color=colours[k],
-                          alpha=0.2, linewidth=0)
-    axis.set_xlabel("training step")
-    axis.set_ylabel("validation loss (nats per character)")
-    axis.set_title("Real text (fortunes): validation loss per mixer\n"
-                   "line: mean over seeds; band: lowest to highest seed")
-    axis.set_ylim(top=min(axis.get_ylim()[1], 3.5))
-    axis.grid(alpha=0.3)
-    axis.legend(loc="upper right", fontsize=8)
-    save(figure, out, "fig_text_loss")
-
-
-def heads_table(runs, lines):
-    """What each block's heads became on text, over seeds, for every mixer with heads analysed."""
-    lines += ["## What each block's heads became on text (all seeds; kinds of docs/transformer.md "
-              "§5)", "",
-              "| mixer | block | kinds of its heads (count over seeds × heads) | mean distance d̄ "
-              "(positions) | ι | γ |", "|---|---|---|---|---|---|"]
-    for mixer in ["universal", "attention", "linear", "convolution", "lowrank"]:
-        chosen = [r for r in runs if r["key"] == mixer and r["metrics"].get("layers")]
-        if not chosen:
-            continue
-        for l in range(len(chosen[0]["metrics"]["layers"])):
+        for block in range(len(arm[0]["metrics"]["layers"])):
             kinds, distances, iotas, gammas = {}, [], [], []
-            for run in chosen:
-                for head in run["metrics"]["layers"][l].get("heads", []):
+            for run in arm:
+                for head in run["metrics"]["layers"][block].get("heads", []):
                     kinds[head.get("kind", "?")] = kinds.get(head.get("kind", "?"), 0) + 1
                     distances.append(head.get("mean_distance", 0))
                     iotas.append(head.get("iota", 0))
@@ -159,141 +361,14 @@ def heads_table(runs, lines):
                         gammas.append(head["gamma"])
             described = ", ".join(f"{kind} {count}" for kind, count in
                                   sorted(kinds.items(), key=lambda item: -item[1]))
-            gamma = f"{statistics.mean(gammas):.2f}" if gammas else "—"
-            lines.append(f"| {mixer} | {l + 1} | {described} | {statistics.mean(distances):.1f} | "
-                         f"{statistics.mean(iotas):.2f} | {gamma} |")
+            gamma = f"{statistics.mean(gammas):.3f}" if gammas else "—"
+            lines.append(f"| {label(mixer)} | {block + 1} | {described} | "
+                         f"{statistics.mean(distances):.1f} | {statistics.mean(iotas):.2f} | "
+                         f"{gamma} |")
     lines.append("")
 
 
-def heads_figure(runs, out):
-    chosen = {}
-    for mixer in ("universal", "attention"):
-        for run in sorted(runs, key=lambda r: r["seed"]):
-            if run["key"] == mixer and run["metrics"].get("layers"):
-                chosen[mixer] = run
-                break
-    if not chosen:
-        return
-    blocks = max(len(r["metrics"]["layers"]) for r in chosen.values())
-    heads = max(len(layer["heads"]) for r in chosen.values() for layer in r["metrics"]["layers"])
-    columns = heads * len(chosen)
-    figure, axes = plt.subplots(blocks, columns, figsize=(2.5 * columns + 0.5, 2.7 * blocks + 1.2),
-                                squeeze=False)
-    for m, (mixer, run) in enumerate(chosen.items()):
-        for l, layer in enumerate(run["metrics"]["layers"]):
-            for k, head in enumerate(layer["heads"]):
-                matrix = np.load(os.path.join(run["path"], head["mean_M"]))
-                draw_head(figure, axes[l][m * heads + k], matrix, head, mixer,
-                          f"{mixer}: block {l + 1}, head {k + 1}", ylabel=m == 0 and k == 0)
-    figure.suptitle("What each head became on text, seed 1: mean mixing matrix M̄ over 64 "
-                    "validation windows\n(left: universal, right: attention; colour scale "
-                    "clipped at the 99th percentile below the diagonal)", fontsize=11)
-    figure.tight_layout(rect=(0, 0, 1, 0.95))
-    save(figure, out, "fig_heads")
-
-
-# ---------------------------------------------------------------------------------- mqar
-
-def mqar_table(runs, lines):
-    widths = sorted({int(r["key"].rsplit("-D", 1)[1]) for r in runs})
-    lines += ["## Multi-query associative recall (n = 64, 8 pairs, vocabulary 256, 2 blocks, "
-              f"{training(runs)})", "",
-              "| mixer | width D | parameters | query accuracy | solved (accuracy ≥ 0.99) | 95 % "
-              "Wilson interval |", "|---|---|---|---|---|---|"]
-    for mixer in MQAR_MIXERS:
-        for width in widths:
-            chosen = [r for r in runs if r["key"] == f"{mixer}-D{width}"]
-            done = [r for r in chosen if "validation_accuracy" in r["metrics"]]
-            if not chosen:
-                continue
-            accuracy = [r["metrics"]["validation_accuracy"] for r in done]
-            solved = sum(a >= SOLVED_ACCURACY for a in accuracy)
-            low, high = wilson(solved, len(chosen))
-            params = done[0]["metrics"].get("parameters", 0) if done else 0
-            lines.append(f"| {mixer} | {width} | {params:,} | {mean_sd(accuracy)} | "
-                         f"{solved}/{len(chosen)} | [{low:.2f}, {high:.2f}] |")
-    lines.append("")
-
-
-def mqar_figure(runs, out):
-    widths = sorted({int(r["key"].rsplit("-D", 1)[1]) for r in runs})
-    figure, axis = plt.subplots(figsize=(8, 4.5))
-    offsets = np.linspace(-0.15, 0.15, len(widths)) if len(widths) > 1 else [0.0]
-    markers = ["o", "s", "^", "D"]
-    for w, width in enumerate(widths):
-        for m, mixer in enumerate(MQAR_MIXERS):
-            accuracy = [r["metrics"]["validation_accuracy"] for r in runs
-                        if r["key"] == f"{mixer}-D{width}" and "validation_accuracy" in r["metrics"]]
-            if not accuracy:
-                continue
-            x = m + offsets[w]
-            axis.scatter([x] * len(accuracy), accuracy, marker=markers[w % 4], color=f"C{w}",
-                         alpha=0.6, label=f"D = {width}, one seed" if m == 0 else None)
-            axis.hlines(statistics.mean(accuracy), x - 0.06, x + 0.06, color=f"C{w}", linewidth=2,
-                        label=f"D = {width}, mean" if m == 0 else None)
-    axis.axhline(SOLVED_ACCURACY, color="grey", linestyle=":", linewidth=1)
-    axis.set_xticks(range(len(MQAR_MIXERS)), MQAR_MIXERS)
-    axis.set_xlabel("mixer")
-    axis.set_ylabel("query accuracy (fraction of recalled values)")
-    axis.set_ylim(-0.02, 1.05)
-    axis.set_title("Multi-query associative recall: accuracy per mixer and width\n"
-                   "(dotted: the 0.99 'solved' line)")
-    axis.grid(alpha=0.3, axis="y")
-    axis.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    save(figure, out, "fig_mqar")
-
-
-# --------------------------------------------------------------------------------- depth
-
-def depth_table(runs, lines):
-    depths = sorted({int(r["key"][1:]) for r in runs})
-    lines += ["## Depth: Section 7's induction task in transformer blocks (2 universal heads, "
-              f"D = 32, {training(runs)})", "",
-              "| blocks L | runs | success (η_fix ≥ 1.5) | 95 % Wilson interval | diverged | η_fix "
-              "| blank MSE | test MSE |", "|---|---|---|---|---|---|---|---|"]
-    for depth in depths:
-        chosen = [r for r in runs if r["key"] == f"L{depth}"]
-        done = [r for r in chosen if "eta_fix" in r["metrics"]]
-        diverged = sum(status(r) == ufl_runs.DIVERGED for r in chosen)
-        successes = sum(r["metrics"]["eta_fix"] >= SUCCESS_ETA_FIX for r in done)
-        low, high = wilson(successes, len(chosen))
-        eta = [r["metrics"]["eta_fix"] for r in done]
-        blank = [r["metrics"]["row_mse"]["blank"] for r in done
-                 if "blank" in r["metrics"].get("row_mse", {})]
-        test = [r["metrics"]["test_mse"] for r in done if "test_mse" in r["metrics"]]
-        lines.append(f"| {depth} | {len(chosen)} | {successes}/{len(chosen)} | [{low:.2f}, "
-                     f"{high:.2f}] | {diverged} | {mean_sd(eta)} | {mean_sd(blank)} | "
-                     f"{mean_sd(test)} |")
-    reference = next((r["metrics"] for r in runs if "optimal_mse" in r["metrics"]), None)
-    if reference:
-        lines += ["", f"Optimum: test MSE {reference['optimal_mse']:.3f} (blank rows "
-                  f"{reference.get('optimal_row_mse', {}).get('blank', float('nan')):.3f}); best "
-                  f"fixed linear operator {reference['fixed_mse']:.3f} (blank rows "
-                  f"{reference.get('fixed_row_mse', {}).get('blank', float('nan')):.3f})."]
-    lines.append("")
-
-
-def depth_figure(runs, out):
-    depths = sorted({int(r["key"][1:]) for r in runs})
-    rates, lows, highs = [], [], []
-    for depth in depths:
-        chosen = [r for r in runs if r["key"] == f"L{depth}"]
-        successes = sum(r["metrics"].get("eta_fix", 0) >= SUCCESS_ETA_FIX for r in chosen)
-        low, high = wilson(successes, len(chosen))
-        rates.append(successes / max(1, len(chosen)))
-        lows.append(rates[-1] - low)
-        highs.append(high - rates[-1])
-    figure, axis = plt.subplots(figsize=(6.5, 4.5))
-    axis.errorbar(depths, rates, yerr=[lows, highs], marker="o", capsize=5)
-    axis.set_xticks(depths)
-    axis.set_xlabel("transformer blocks L")
-    axis.set_ylabel("runs that found the recall circuit (fraction)")
-    axis.set_ylim(-0.05, 1.05)
-    axis.set_title("Induction with transformer blocks: success (η_fix ≥ 1.5) against depth\n"
-                   "with 95 % Wilson intervals, 10 seeds per depth")
-    axis.grid(alpha=0.3)
-    save(figure, out, "fig_depth")
-
+# ---------------------------------------------------------------------------------- figures
 
 def save(figure, out, name):
     for extension in ("png", "svg"):
@@ -301,28 +376,172 @@ def save(figure, out, name):
     plt.close(figure)
 
 
+def text_figures(runs, out):
+    tasks = [t for t in ("text64", "text128") if any(r["part"] == "compare" and r["task"] == t
+                                                     for r in runs)]
+    if not tasks:
+        return
+    for name, seconds in (("fig_text_loss", False), ("fig_text_seconds", True)):
+        figure, axes = plt.subplots(1, len(tasks), figsize=(7 * len(tasks), 5), squeeze=False)
+        for axis, task in zip(axes[0], tasks):
+            for k, mixer in enumerate(MIXERS):
+                arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
+                       r["mixer"] == mixer and not r["diverged"]]
+                for s, run in enumerate(arm):
+                    points = held_out(run)
+                    if not points:
+                        continue
+                    per_step = run["manifest"].get("train_seconds", 0) / max(
+                        1, run["manifest"].get("steps_done", 1))
+                    x = [p[0] * (per_step if seconds else 1) for p in points]
+                    axis.plot(x, [p[1] for p in points], color=f"C{k}", alpha=0.8, linewidth=1,
+                              label=f"{label(mixer)}" if s == 0 else None)
+                    stop = stopping_point(run)
+                    if stop:
+                        axis.plot(stop[0] * (per_step if seconds else 1), stop[1],
+                                  marker="o" if stop[2] else "x", color=f"C{k}")
+            axis.set_xlabel("CPU seconds of training (one thread)" if seconds else "training step")
+            axis.set_ylabel("validation loss (nats per character)")
+            axis.set_title(f"{TASK_TITLE[task]}\nconstant lr after warm-up; ● the stopping "
+                           "rule's step, ✕ still improving at the budget's end", fontsize=10)
+            low, high = axis.get_ylim()
+            axis.set_ylim(low, min(high, 3.2))
+            axis.grid(alpha=0.3)
+            axis.legend(fontsize=8, loc="upper right")
+        save(figure, out, name)
+
+
+def strip_figure(runs, task, out, name, ylabel, title, lines_at):
+    """One dot per seed and a bar for the mean, per mixer, with reference lines."""
+    arms = [(m, [score(r) for r in runs if r["part"] == "compare" and r["task"] == task and
+                 r["mixer"] == m and score(r) is not None]) for m in MIXERS]
+    arms = [(m, v) for m, v in arms if v]
+    if not arms:
+        return
+    figure, axis = plt.subplots(figsize=(8, 4.8))
+    for x, (mixer, values) in enumerate(arms):
+        axis.scatter([x] * len(values), values, color="C0", alpha=0.6,
+                     label="one seed" if x == 0 else None)
+        axis.hlines(statistics.mean(values), x - 0.2, x + 0.2, color="C1", linewidth=2,
+                    label="mean" if x == 0 else None)
+    for value, text, style in lines_at:
+        axis.axhline(value, color="grey", linestyle=style, linewidth=1)
+        axis.annotate(text, (len(arms) - 0.5, value), fontsize=8, va="bottom", ha="right",
+                      color="dimgrey")
+    axis.set_xticks(range(len(arms)), [label(m) for m, _ in arms], fontsize=8)
+    axis.set_xlabel("mixer")
+    axis.set_ylabel(ylabel)
+    axis.set_title(title, fontsize=10)
+    axis.grid(alpha=0.3, axis="y")
+    axis.legend(fontsize=8, loc="best")
+    save(figure, out, name)
+
+
+def task_figures(runs, out):
+    example = {t: next((r for r in runs if r["task"] == t), None) for t in TASKS}
+    if example["mqar"]:
+        even, unqueried = shortcuts(example["mqar"])
+        holds, count = control_verdict(runs, "mqar")
+        strip_figure(runs, "mqar", out, "fig_mqar", "accuracy at the queries (fraction of values "
+                     "predicted right)",
+                     "Multi-query associative recall: accuracy per mixer" +
+                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     [(RECALL_ACCURACY, "solved (0.99)", ":"),
+                      (unqueried, "H_P/P: guess among values not yet queried", "--"),
+                      (even, "1/P: guess among values in context", "-.")])
+    if example["copy"]:
+        level = no_copy_level(example["copy"])
+        holds, count = control_verdict(runs, "copy")
+        strip_figure(runs, "copy", out, "fig_copy", "loss on the copied letters (nats)",
+                     "In-context copying: loss on the copied letters per mixer" +
+                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     [(level, "no copy: ln(vocab)", "--"),
+                      (COPY_FRACTION * level, "copies: 10 % of it", ":")])
+    if example["depth"]:
+        holds, count = control_verdict(runs, "depth")
+        strip_figure(runs, "depth", out, "fig_depth", "η_fix (best fixed operator's MSE / MSE)",
+                     "Induction in 2 transformer blocks: η_fix per mixer" +
+                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     [(SUCCESS_ETA_FIX, "recall circuit (1.5)", ":"),
+                      (1.0, "best fixed operator", "--")])
+
+
+def heads_figure(runs, out):
+    """The mean M̄ over every head and seed of each block, universal beside attention, on one
+    colour scale, for the largest text task run."""
+    task = next((t for t in ("text128", "text64") if any(
+        r["part"] == "compare" and r["task"] == t and (r["metrics"] or {}).get("layers")
+        for r in runs)), None)
+    if task is None:
+        return
+    grids = {}
+    for mixer in ("universal", "attention"):
+        arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
+               r["mixer"] == mixer and (r["metrics"] or {}).get("layers")]
+        if not arm:
+            continue
+        blocks = []
+        for block in range(len(arm[0]["metrics"]["layers"])):
+            matrices = [np.load(os.path.join(r["dir"], head["mean_M"])) for r in arm
+                        for head in r["metrics"]["layers"][block].get("heads", [])]
+            blocks.append((np.mean(matrices, axis=0), len(arm), len(matrices)))
+        grids[mixer] = blocks
+    if not grids:
+        return
+    rows = max(len(b) for b in grids.values())
+    below = [m[np.tril_indices_from(m, k=-1)] for b in grids.values() for m, _, _ in b]
+    bound = float(np.quantile(np.abs(np.concatenate(below)), 0.99)) or 1.0
+    signed = any(float(m.min()) < 0 for b in grids.values() for m, _, _ in b)
+    figure, axes = plt.subplots(rows, len(grids), figsize=(4 * len(grids) + 1, 3.6 * rows),
+                                squeeze=False)
+    for c, (mixer, blocks) in enumerate(grids.items()):
+        for r, (matrix, seeds, heads) in enumerate(blocks):
+            image = axes[r][c].imshow(matrix, cmap="RdBu_r" if signed else "viridis",
+                                      vmin=-bound if signed else 0, vmax=bound)
+            axes[r][c].set_title(f"{mixer}, block {r + 1}: mean of {heads} heads, {seeds} seeds",
+                                 fontsize=9)
+            axes[r][c].set_xlabel("key position j", fontsize=8)
+            axes[r][c].set_ylabel("query position i", fontsize=8)
+    figure.colorbar(image, ax=axes, fraction=0.03, pad=0.02, label="weight of j in row i")
+    figure.suptitle(f"{TASK_TITLE[task]}: each block's mean mixing matrix M̄ over every head and "
+                    "seed\n(one colour scale for all panels, clipped at the 99th percentile below "
+                    "the diagonal)", fontsize=10)
+    save(figure, out, "fig_heads")
+
+
+# ------------------------------------------------------------------------------------- main
+
 def main(runs_dir, out):
     runs = load_runs(runs_dir)
     os.makedirs(out, exist_ok=True)
-    lines = ["# The transformer study (scripts/reproduce_transformer.sh)", ""]
-    parts = {part: [r for r in runs if r["part"] == part] for part in ("text", "mqar", "depth")}
-    if parts["text"]:
-        text_table(parts["text"], lines)
-        heads_table(parts["text"], lines)
-        text_curves(parts["text"], out)
-        heads_figure(parts["text"], out)
-    if parts["mqar"]:
-        mqar_table(parts["mqar"], lines)
-        mqar_figure(parts["mqar"], out)
-    if parts["depth"]:
-        depth_table(parts["depth"], lines)
-        depth_figure(parts["depth"], out)
+    lines = ["# The transformer study (scripts/reproduce_transformer.sh)", "",
+             "Rules: scripts/transformer_study_report.py's docstring and docs/transformer.md §9.",
+             ""]
+    controls_table(runs, lines)
+    for task in TASKS:
+        compare_table(runs, task, lines)
+        if task.startswith("text"):
+            heads_table(runs, task, lines)
+    grid_table(runs, lines)
+    text_figures(runs, out)
+    task_figures(runs, out)
+    heads_figure(runs, out)
     with open(os.path.join(out, "tables.md"), "w") as handle:
         handle.write("\n".join(lines))
     print("\n".join(lines))
 
 
+def print_tuned(runs_dir):
+    runs = load_runs(runs_dir)
+    for (task, mixer), (lr, run) in sorted(tuned(runs).items()):
+        value = score(run)
+        print(f"{task}\t{mixer}\t{lr:g}\t{value if value is not None else 'nan'}")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) == 3 and sys.argv[1] == "--tuned":
+        print_tuned(sys.argv[2])
+    elif len(sys.argv) == 3:
+        main(sys.argv[1], sys.argv[2])
+    else:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
