@@ -425,9 +425,7 @@ def strip_figure(runs, task, out, name, ylabel, title, lines_at):
         axis.hlines(statistics.mean(values), x - 0.2, x + 0.2, color="C1", linewidth=2,
                     label="mean" if x == 0 else None)
     for value, text, style in lines_at:
-        axis.axhline(value, color="grey", linestyle=style, linewidth=1)
-        axis.annotate(text, (len(arms) - 0.5, value), fontsize=8, va="bottom", ha="right",
-                      color="dimgrey")
+        axis.axhline(value, color="grey", linestyle=style, linewidth=1, label=f"{text}: {value:.3g}")
     axis.set_xticks(range(len(arms)), [label(m) for m, _ in arms], fontsize=8)
     axis.set_xlabel("mixer")
     axis.set_ylabel(ylabel)
@@ -492,14 +490,15 @@ def heads_figure(runs, out):
     below = [m[np.tril_indices_from(m, k=-1)] for b in grids.values() for m, _, _ in b]
     bound = float(np.quantile(np.abs(np.concatenate(below)), 0.99)) or 1.0
     signed = any(float(m.min()) < 0 for b in grids.values() for m, _, _ in b)
-    figure, axes = plt.subplots(rows, len(grids), figsize=(4 * len(grids) + 1, 3.6 * rows),
+    figure, axes = plt.subplots(rows, len(grids), figsize=(4 * len(grids) + 1, 4.1 * rows),
                                 squeeze=False)
+    figure.subplots_adjust(hspace=0.45)
     for c, (mixer, blocks) in enumerate(grids.items()):
         for r, (matrix, seeds, heads) in enumerate(blocks):
             image = axes[r][c].imshow(matrix, cmap="RdBu_r" if signed else "viridis",
                                       vmin=-bound if signed else 0, vmax=bound)
-            axes[r][c].set_title(f"{mixer}, block {r + 1}: mean of {heads} heads, {seeds} seeds",
-                                 fontsize=9)
+            axes[r][c].set_title(f"{mixer}, block {r + 1}: mean of {heads} heads, "
+                                 f"{seeds} seed{'s' if seeds > 1 else ''}", fontsize=9)
             axes[r][c].set_xlabel("key position j", fontsize=8)
             axes[r][c].set_ylabel("query position i", fontsize=8)
     figure.colorbar(image, ax=axes, fraction=0.03, pad=0.02, label="weight of j in row i")
