@@ -9,15 +9,16 @@
 // fused op: each sample's whole forward, and later its whole backward, in one kernel on one
 // thread, without the per-op passes over memory (each op's output written, its gradient zeroed,
 // read back by the next op) that cost more than the products at n = 32. Tests check that both
-// give the same loss and gradients, and both against finite differences. The dense kernel's
-// score step is separate from the softmax, gate and mixing it shares with the distance mixer
-// (distance.hpp), which runs on these kernels with ScoreForm::kDistance.
+// give the same loss and gradients, and both against finite differences. The dense kernel is a
+// score function (S = UΣVᵀ here, another for the distance mixer, distance.hpp) followed by the
+// score-head core that the structured kernel and the transformer's heads share (score_core.hpp).
 //
 // Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
 // (docs/design.md §2.2-2.4): set_attention and set_position_operator below.
 #include <cmath>
 
 #include "model/mixer.hpp"
+#include "model/mixers/score_core.hpp"
 #include "model/mixers/universal_structured.hpp"
 #include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
@@ -36,15 +37,16 @@ struct UniversalSample {
 // Sizes of one sample's forward activations and of its backward temporaries.
 struct UniversalLayout {
   int n, d, r;
+  std::size_t score_scratch = 0;  // the score function's backward scratch (score_core.hpp)
   std::size_t forward_size() const {
     return 2 * std::size_t(n) * r + 2 * std::size_t(n) * n + std::size_t(n) * d +
            2 * std::size_t(r) * r;
   }
-  // dZ (n×d), Hᵀ (d×n), W_vᵀ (d×d), dM (n×n), UΣ, dUΣ, dV (n×r), M (n×n, for dH); forward
-  // borrows them for UΣ, M and Vᵀ.
+  // dZ (n×d), Hᵀ (d×n), W_vᵀ (d×d), dM (n×n), the score function's scratch, dU, dV (n×r),
+  // M (n×n, for dH); forward borrows them for the score function's scratch, then M.
   std::size_t backward_size() const {
     return 2 * std::size_t(n) * d + std::size_t(d) * d + 2 * std::size_t(n) * n +
-           3 * std::size_t(n) * r;
+           2 * std::size_t(n) * r + score_scratch;
   }
 };
 
@@ -60,65 +62,26 @@ UniversalSample<T> universal_sample(T* memory, const UniversalLayout& l) {
                             take(l.n, l.d), take(l.r, l.r), take(l.r, l.r)};
 }
 
-// How S is made from U, V and Σ: the universal layer's bilinear form S = UΣVᵀ, or the distance
-// mixer's negative squared distance in the metric Σ (model/mixers/distance.hpp),
-//   S_ij = −½ Σ_k σ_k (U_ik − V_jk)² = (UΣVᵀ)_ij − ½‖U_i‖²_Σ − ½‖V_j‖²_Σ.
-// The rest of the layer (softmax, gate, mixing, penalty) is the same for both.
-enum class ScoreForm { kDot, kDistance };
+// The dense kernel's order of the gate's backward sums (score_core.hpp).
+inline constexpr GateBackwardOrder kDenseGateOrder{true, true};
 
-// S from U, V and σ, into `s`. `u_sigma` (n×r) and `v_transposed` (r×n) are scratch, and
-// `norms` (n) too for the distance form.
-template <class T>
-void factor_scores_forward(ScoreForm form, ConstMatrixMap<T> u, ConstMatrixMap<T> v, const T* sigma,
-                           MatrixMap<T> s, MatrixMap<T> u_sigma, MatrixMap<T> v_transposed,
-                           T* norms) {
-  const Eigen::Index n = u.rows(), r = u.cols();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
-  u_sigma.array() = u.array().rowwise() * sigma_row;
-  v_transposed = v.transpose();
-  multiply(s, u_sigma, v_transposed);
-  if (form == ScoreForm::kDot) return;
-  // −½‖V_j‖²_Σ for every j, then row by row −½‖U_i‖²_Σ (UΣ⊙U summed) with them.
-  for (Eigen::Index j = 0; j < n; ++j)
-    norms[j] = T(-0.5) * (v.row(j).array().square() * sigma_row).sum();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> column_terms(norms, n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T row_term = T(-0.5) * (u_sigma.row(i).array() * u.row(i).array()).sum();
-    s.row(i).array() += row_term + column_terms;
-  }
-}
-
-// P = softmax_rows(S) (the row maximum subtracted, so large logits stay finite),
-// M = (1−γ)·S + γ·P into `mixer`, Z = M·H and out = Z·W_v: the gated mixing both factorized
-// forms share.
-template <class T>
-void gated_mix_forward(ConstMatrixMap<T> h, T gamma, ConstMatrixMap<T> w_v, ConstMatrixMap<T> s,
-                       MatrixMap<T> p, MatrixMap<T> mixer, MatrixMap<T> z, MatrixMap<T> out) {
-  for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    const T row_max = s.row(i).maxCoeff();
-    p.row(i).array() = (s.row(i).array() - row_max).exp();
-    p.row(i) *= T(1) / p.row(i).sum();
-  }
-  mixer = (T(1) - gamma) * s + gamma * p;
-  multiply(z, mixer, h);
-  multiply(out, z, w_v);
-}
-
-// Forward of one sample: out = M·H·W_v; returns the penalty and keeps the activations in `keep`.
+// Forward of one sample: S from U, V and σ by `scores` (the bilinear form UΣVᵀ, or the distance
+// mixer's), then the score-head core (score_core.hpp) with V = H, and out = M·H·W_v. Returns the
+// penalty; keeps the activations in `keep`.
 template <class T>
 T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b, const T* sigma,
                     T gamma, ConstMatrixMap<T> w_v, UniversalSample<T>& keep, T* temporaries,
-                    MatrixMap<T> out, ScoreForm form = ScoreForm::kDot) {
+                    MatrixMap<T> out, const ScoreFunction& scores) {
   const Eigen::Index n = h.rows(), r = a.cols();
   homogeneous_project_forward<T>(h, a, keep.U);
   homogeneous_project_forward<T>(h, b, keep.V);
-  // UΣ, M, Vᵀ and the distance's column terms live in the backward temporaries, which are free
-  // during forward.
-  MatrixMap<T> u_sigma(temporaries, n, r), mixer(temporaries + n * r, n, n);
-  MatrixMap<T> v_transposed(temporaries + n * r + n * n, r, n);
-  factor_scores_forward<T>(form, read_only(keep.U), read_only(keep.V), sigma, keep.S, u_sigma,
-                           v_transposed, temporaries + 2 * n * r + n * n);
-  gated_mix_forward<T>(h, gamma, w_v, read_only(keep.S), keep.P, mixer, keep.Z, out);
+  // The temporaries are free during forward: the score function's scratch, then M.
+  scores.forward(
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), sigma, {int(n), false}, temporaries},
+      keep.S);
+  score_core_forward<T>({int(n), false, true}, keep.S, keep.P, MatrixMap<T>(temporaries, n, n),
+                        gamma, strided(h), strided_out(keep.Z));
+  multiply(out, keep.Z, w_v);
   multiply_at(keep.gram_U, keep.U, keep.U);
   keep.gram_U.diagonal().array() -= T(1);
   multiply_at(keep.gram_V, keep.V, keep.V);
@@ -126,91 +89,17 @@ T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> 
   return (keep.gram_U.squaredNorm() + keep.gram_V.squaredNorm()) / T(r * r);
 }
 
-// The gated mixing's backward from d_out = ∂loss/∂out: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ,
-// dM = dZ·Hᵀ, dH += Mᵀ·dZ (M rebuilt in `mixer`); then, with M = (1−γ)S + γP,
-// dγ = Σ dM⊙(P − S) and dS = (1−γ)dM + softmax backward of γ·dM, in place of dM in `d_m`.
-// dh, dgamma and dw_v are added to, each nullptr when not needed.
-template <class T>
-void gated_mix_backward(ConstMatrixMap<T> h, T gamma, ConstMatrixMap<T> w_v, ConstMatrixMap<T> s,
-                        ConstMatrixMap<T> p, ConstMatrixMap<T> z, ConstMatrixMap<T> d_out,
-                        MatrixMap<T> d_z, MatrixMap<T> h_transposed, MatrixMap<T> w_v_transposed,
-                        MatrixMap<T> d_m, MatrixMap<T> mixer, T* dh, T* dgamma, T* dw_v) {
-  const Eigen::Index n = h.rows(), d = h.cols();
-  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), z, d_out, true);
-  w_v_transposed = w_v.transpose();
-  multiply(d_z, d_out, w_v_transposed);
-  h_transposed = h.transpose();
-  multiply(d_m, d_z, h_transposed);
-  if (dh != nullptr) {
-    mixer = (T(1) - gamma) * s + gamma * p;
-    multiply_at(MatrixMap<T>(dh, n, d), mixer, d_z, true);
-  }
-  if (dgamma != nullptr) *dgamma += (d_m.array() * (p.array() - s.array())).sum();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T inner = d_m.row(i).dot(p.row(i));
-    d_m.row(i).array() = (T(1) - gamma) * d_m.row(i).array() +
-                         gamma * p.row(i).array() * (d_m.row(i).array() - inner);
-  }
-}
-
-// The scores' backward from dS: dU into `d_u` and dV into `d_v` (written), dσ added to `dsigma`
-// (nullptr: not needed). S = (UΣ)Vᵀ: d(UΣ) = dS·V, dV = dSᵀ·UΣ; dσ = column sums of d(UΣ)⊙U;
-// dU = d(UΣ)·Σ. The distance form adds, with R_i = Σ_j dS_ij and C_j = Σ_i dS_ij,
-//   dU_ik −= σ_k U_ik R_i,  dV_jk −= σ_k V_jk C_j,  dσ_k −= ½ Σ_i R_i U_ik² + ½ Σ_j C_j V_jk².
-// `u_sigma` (n×r) and, for the distance form, `column_sums` (n) are scratch.
-template <class T>
-void factor_scores_backward(ScoreForm form, ConstMatrixMap<T> u, ConstMatrixMap<T> v,
-                            const T* sigma, ConstMatrixMap<T> d_s, MatrixMap<T> u_sigma,
-                            MatrixMap<T> d_u, MatrixMap<T> d_v, T* column_sums, T* dsigma) {
-  const Eigen::Index n = u.rows(), r = u.cols();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
-  u_sigma.array() = u.array().rowwise() * sigma_row;
-  multiply(d_u, d_s, v);
-  multiply_at(d_v, d_s, u_sigma);
-  if (form == ScoreForm::kDot) {
-    // Row by row, so each step is one contiguous vector operation (column sums of a row-major
-    // matrix written as .colwise().sum() walk it column by column).
-    for (Eigen::Index i = 0; i < n; ++i) {
-      T* d_u_row = d_u.data() + i * r;
-      const T* u_row = u.data() + i * r;
-      if (dsigma != nullptr)
-        for (Eigen::Index k = 0; k < r; ++k) dsigma[k] += d_u_row[k] * u_row[k];
-      for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] *= sigma[k];
-    }
-    return;
-  }
-  // With d(UΣ)_ik = (dS·V)_ik: dσ_k += U_ik((dS·V)_ik − ½R_i U_ik), dU_ik = σ_k((dS·V)_ik − R_i
-  // U_ik).
-  Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> columns(column_sums, n);
-  columns.setZero();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    columns += d_s.row(i).array();
-    const T row_sum = d_s.row(i).sum();
-    T* d_u_row = d_u.data() + i * r;
-    const T* u_row = u.data() + i * r;
-    if (dsigma != nullptr)
-      for (Eigen::Index k = 0; k < r; ++k)
-        dsigma[k] += u_row[k] * (d_u_row[k] - T(0.5) * row_sum * u_row[k]);
-    for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] = sigma[k] * (d_u_row[k] - row_sum * u_row[k]);
-  }
-  for (Eigen::Index j = 0; j < n; ++j) {
-    T* d_v_row = d_v.data() + j * r;
-    const T* v_row = v.data() + j * r;
-    if (dsigma != nullptr)
-      for (Eigen::Index k = 0; k < r; ++k) dsigma[k] -= T(0.5) * columns[j] * v_row[k] * v_row[k];
-    for (Eigen::Index k = 0; k < r; ++k) d_v_row[k] -= sigma[k] * columns[j] * v_row[k];
-  }
-}
-
-// Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty. The
-// shared parameters' gradients are added into the given per-sample slots, dh into the input's
-// gradient (each nullptr when not needed).
+// Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty:
+// dW_v = Zᵀ·dOut and dZ = dOut·W_vᵀ, the core's backward with V = H (dH += Mᵀ·dZ, dM, dγ, dS),
+// the score function's (dU, dV, dσ), the penalty's and the projections'. The shared parameters'
+// gradients are added into the given per-sample slots, dh into the input's gradient (each
+// nullptr when not needed).
 template <class T>
 void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b,
                         const T* sigma, T gamma, ConstMatrixMap<T> w_v,
                         const UniversalSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
                         T* temporaries, T* dh, T* da, T* db, T* dsigma, T* dgamma, T* dw_v,
-                        ScoreForm form = ScoreForm::kDot) {
+                        const ScoreFunction& scores) {
   const Eigen::Index n = h.rows(), d = h.cols(), r = a.cols();
   T* at = temporaries;
   auto take = [&at](Eigen::Index rows, Eigen::Index cols) {
@@ -220,13 +109,19 @@ void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap
   };
   MatrixMap<T> d_z = take(n, d), h_transposed = take(d, n);
   MatrixMap<T> w_v_transposed = take(d, d), d_m = take(n, n);
-  MatrixMap<T> u_sigma = take(n, r), d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
+  T* scratch = at;
+  at += scores.backward_scratch(int(n), int(r), true);
+  MatrixMap<T> d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
 
-  gated_mix_backward<T>(h, gamma, w_v, read_only(keep.S), read_only(keep.P), read_only(keep.Z),
-                        d_out, d_z, h_transposed, w_v_transposed, d_m, mixer, dh, dgamma, dw_v);
-  // M is no longer needed: its memory holds the distance form's column sums.
-  factor_scores_backward<T>(form, read_only(keep.U), read_only(keep.V), sigma, read_only(d_m),
-                            u_sigma, d_u, d_v, mixer.data(), dsigma);
+  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), keep.Z, d_out, true);
+  w_v_transposed = w_v.transpose();
+  multiply(d_z, d_out, w_v_transposed);
+  score_core_backward<T>({int(n), false, true}, kDenseGateOrder,
+                         {read_only(keep.S), read_only(keep.P), gamma, strided(h), strided(d_z),
+                          h_transposed, mixer, d_m, d_m, dh, true, dgamma});
+  scores.backward(
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), sigma, {int(n), false}, scratch},
+      read_only(d_m), d_u, d_v, dsigma);
   // The penalty: ∂‖UᵀU − I‖²/∂U = 4U(UᵀU − I), over r².
   const T ortho_scale = T(4) * weight_penalty / T(r * r);
   multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
@@ -246,7 +141,7 @@ template <class T>
 struct FusedUniversalOp : KeepingOp<T> {
   UniversalLayout layout{};
   GateMode gate = GateMode::kLearned;
-  ScoreForm form = ScoreForm::kDot;
+  const ScoreFunction* scores = &dot_scores();
 
   int w_v_input() const { return gate == GateMode::kLearned ? 5 : 4; }
   T gamma(const Tape<T>& tape) const {
@@ -257,14 +152,18 @@ struct FusedUniversalOp : KeepingOp<T> {
   }
 
   std::size_t kept_size() const override { return layout.forward_size(); }
-  std::size_t temporaries_size() const override { return layout.backward_size(); }
+  std::size_t temporaries_size() const override {
+    const std::size_t n = layout.n;
+    return std::max(layout.backward_size(),
+                    std::max(n * n, scores->forward_scratch(layout.n, layout.r, true)));
+  }
   void forward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
     tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
         tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
         tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
         tape.value(this->inputs[w_v_input()]).view(0), keep, this->temporaries(tape, b),
-        tape.value(this->output).matrix(b), form);
+        tape.value(this->output).matrix(b), *scores);
   }
   void backward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
@@ -275,7 +174,7 @@ struct FusedUniversalOp : KeepingOp<T> {
         tape.grad(this->extra_outputs[0]).sample(b)[0], this->temporaries(tape, b),
         this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
         this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b), gamma_gradient(b),
-        this->sinks[w_v_input()].begin_sample(b), form);
+        this->sinks[w_v_input()].begin_sample(b), *scores);
   }
 };
 
@@ -284,7 +183,7 @@ struct FusedUniversalOp : KeepingOp<T> {
 template <class T>
 std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
                                     Var w_v, const std::string& name,
-                                    ScoreForm form = ScoreForm::kDot) {
+                                    const ScoreFunction& scores = dot_scores()) {
   const Shape& sh = tape.shape(h);
   const Shape& sa = tape.shape(a);
   if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
@@ -299,8 +198,9 @@ std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigm
     op->inputs = {h, a, b, sigma, w_v};
     op->gate = GateMode::kOpen;
   }
-  op->layout = UniversalLayout{sh.rows, sh.cols, sa.cols};
-  op->form = form;
+  op->layout =
+      UniversalLayout{sh.rows, sh.cols, sa.cols, scores.backward_scratch(sh.rows, sa.cols, true)};
+  op->scores = &scores;
   const std::vector<Var> outputs = tape.record_outputs(
       std::move(op),
       {{Shape{sh.batch, sh.rows, sh.cols}, name}, {Shape{sh.batch, 1, 1}, name + "_penalty"}});
@@ -338,26 +238,14 @@ void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerS
   }
 }
 
-// S from U, V and Σ on the tape, op by op: UΣVᵀ, or for the distance form
-// UΣVᵀ − ½‖U_i‖²_Σ − ½‖V_j‖²_Σ with the norms as (U⊙U)·σ and σ·(V⊙V)ᵀ.
-template <class T>
-Var record_factor_scores(Tape<T>& tape, Var u, Var v, Var sigma, ScoreForm form,
-                         const std::string& name) {
-  const Var u_sigma = diag_scale(tape, u, sigma, "U_Sigma");
-  const Var cross = matmul(tape, u_sigma, v, false, true, name);
-  if (form == ScoreForm::kDot) return cross;
-  const Var u_norms = matmul(tape, square(tape, u, "U²"), sigma, false, true, "‖U_i‖²_Σ");
-  const Var v_norms = matmul(tape, sigma, square(tape, v, "V²"), false, true, "‖V_j‖²_Σ");
-  return add_outer(tape, cross, u_norms, v_norms, -0.5, name + " − ½‖U_i‖² − ½‖V_j‖²");
-}
-
-// Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ (or the distance form of it, `form`), Σ = softplus(s) and
+// Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ (or another score function of U = H̃A, V = H̃B and Σ),
+// Σ = softplus(s) and
 // M = (1−γ)S + γ·softmax(S), γ = sigmoid(g); without a valid `g` the gate is open and
 // M = softmax(S) (attention).
 template <class T>
 MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, Var w_v,
                              LayerKernels kernels, bool with_penalty, const LayerShape& shape = {},
-                             ScoreForm form = ScoreForm::kDot) {
+                             const ScoreFunction& scores = dot_scores()) {
   const Var sigma = softplus(tape, s, "Sigma");
   const Var gamma = g.valid() ? sigmoid(tape, g, "gamma") : Var{};
   MixerGraph graph;
@@ -367,7 +255,7 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
     graph.kernel = "composite";
     graph.U = homogeneous_project(tape, h, a, "U");
     graph.V = homogeneous_project(tape, h, b, "V");
-    const Var S = scale(tape, record_factor_scores(tape, graph.U, graph.V, sigma, form, "UΣVᵀ"),
+    const Var S = scale(tape, scores.record(tape, graph.U, graph.V, sigma, "UΣVᵀ"),
                         1.0 / std::sqrt(double(shape.r)), "S");
     const Var attention = shape.causal ? causal_softmax_rows(tape, S, "softmax_S")
                                        : softmax_rows(tape, S, "softmax_S");
@@ -384,24 +272,24 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
   }
   if (kernels != LayerKernels::kComposite) {
     // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
-    // dense one; both take a learned or an open gate. The structured kernel has the bilinear
-    // form only: the distance form always runs on the dense kernel (kStructured included).
+    // dense one; both take a learned or an open gate. The structured kernel expands the bilinear
+    // form: any other score function runs on the dense kernel (kStructured included).
     const Shape input = tape.shape(h);
     const bool structured =
-        form == ScoreForm::kDot && (kernels == LayerKernels::kStructured ||
-                                    (kernels == LayerKernels::kFused &&
-                                     structured_pays(input.rows, input.cols, tape.shape(a).cols,
-                                                     input.batch, tape.needs_grad(h))));
+        scores.bilinear() && (kernels == LayerKernels::kStructured ||
+                              (kernels == LayerKernels::kFused &&
+                               structured_pays(input.rows, input.cols, tape.shape(a).cols,
+                                               input.batch, tape.needs_grad(h))));
     graph.kernel = structured ? "structured" : "dense";
     std::tie(graph.out, graph.penalty) =
         structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")
-                   : fused_universal(tape, h, a, b, sigma, gamma, w_v, "branch", form);
+                   : fused_universal(tape, h, a, b, sigma, gamma, w_v, "branch", scores);
     return graph;
   }
   graph.kernel = "composite";
   graph.U = homogeneous_project(tape, h, a, "U");
   graph.V = homogeneous_project(tape, h, b, "V");
-  const Var S = record_factor_scores(tape, graph.U, graph.V, sigma, form, "S");
+  const Var S = scores.record(tape, graph.U, graph.V, sigma, "S");
   const Var attention = softmax_rows(tape, S, "softmax_S");
   graph.M = gamma.valid() ? lerp(tape, S, attention, gamma, "M") : attention;
   const Var mixed = matmul(tape, graph.M, h, false, false, "MH");

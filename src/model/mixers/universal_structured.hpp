@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "model/mixer.hpp"
+#include "model/mixers/score_core.hpp"
 #include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
@@ -440,23 +441,21 @@ void gram_family_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks, cons
   multiply(d_h, tmp.d_t, tmp.cc_t, true);
 }
 
+// The structured kernel's order of the gate's backward sums (score_core.hpp).
+inline constexpr GateBackwardOrder kStructuredGateOrder{false, true};
+
+// S from the blocks of Ω, then the score-head core (score_core.hpp) with V = H, out = M·H·W_v,
+// and the penalty from Φ and Ψ.
 template <class T>
 T structured_forward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
                      const BlockViews<T>& psi, const GramScalars<T>& phi_scalars,
                      const GramScalars<T>& psi_scalars, T gamma, ConstMatrixMap<T> w_v, int r,
                      StructuredSample<T>& keep, StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
-  const Eigen::Index n = h.rows();
+  const int n = int(h.rows());
   tmp.h_t = h.transpose();
   structured_bilinear(h, omega, tmp, keep.T_S, keep.S);
-  // Row softmax with the row maximum subtracted, so large logits stay finite; then the mixer
-  // M = (1−γ)S + γP, row by row while both rows are in cache.
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T row_max = keep.S.row(i).maxCoeff();
-    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
-    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
-    tmp.mixer.row(i) = (T(1) - gamma) * keep.S.row(i) + gamma * keep.P.row(i);
-  }
-  multiply(keep.Z, tmp.mixer, h);
+  score_core_forward<T>({n, false, true}, keep.S, keep.P, tmp.mixer, gamma, strided(h),
+                        strided_out(keep.Z));
   multiply(out, keep.Z, w_v);
   return (gram_family_forward(h, phi, phi_scalars, r, keep.u, tmp) +
           gram_family_forward(h, psi, psi_scalars, r, keep.v, tmp)) /
@@ -499,29 +498,15 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
                          const BlockGrads<T>& d_phi, const BlockGrads<T>& d_psi,
                          const ScalarGrads<T>& d_phi_scalars, const ScalarGrads<T>& d_psi_scalars,
                          T* dgamma, T* dw_v) {
-  const Eigen::Index n = h.rows();
-  // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ, dM = dZ·Hᵀ, dH = Mᵀ·dZ (+ via S, G).
+  // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ; the core's backward with V = H
+  // (dH += Mᵀ·dZ, dM into the mixer's memory, dγ, dS in place of S); then S's blocks and dH.
   if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, h.cols(), h.cols()), keep.Z, d_out, true);
   tmp.w_v_t = w_v.transpose();
   multiply(tmp.d_z, d_out, tmp.w_v_t);
-  tmp.h_t = h.transpose();
-  MatrixMap<T> d_s = keep.S;  // reuse: S is needed only through P − S from here on
-  if (dh != nullptr) {
-    tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
-    multiply_at(MatrixMap<T>(dh, n, h.cols()), tmp.mixer, tmp.d_z, true);
-  }
-  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S), then S is overwritten by dS = (1−γ)dM + the softmax
-  // backward of γ·dM, row by row.
-  multiply(tmp.mixer, tmp.d_z, tmp.h_t);  // dM (the mixer buffer is free now)
-  T gamma_grad = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    gamma_grad +=
-        (tmp.mixer.row(i).array() * (keep.P.row(i).array() - keep.S.row(i).array())).sum();
-    const T inner = tmp.mixer.row(i).dot(keep.P.row(i));
-    d_s.row(i).array() = (T(1) - gamma) * tmp.mixer.row(i).array() +
-                         gamma * keep.P.row(i).array() * (tmp.mixer.row(i).array() - inner);
-  }
-  if (dgamma != nullptr) *dgamma += gamma_grad;
+  MatrixMap<T> d_s = keep.S;  // S is needed only until its row of dS is written
+  score_core_backward<T>({int(h.rows()), false, true}, kStructuredGateOrder,
+                         {read_only(keep.S), read_only(keep.P), gamma, strided(h), strided(tmp.d_z),
+                          tmp.h_t, tmp.mixer, tmp.mixer, d_s, dh, true, dgamma});
   structured_bilinear_backward(h, omega, read_only(keep.T_S), read_only(d_s), tmp, d_omega, dh);
   // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
   const T c = weight_penalty / T(double(r) * r);
