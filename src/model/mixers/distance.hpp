@@ -166,9 +166,9 @@ class DistanceMixer : public UniversalMixer<T> {
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
                     bool with_penalty) const override {
-    return record_factorized(tape, h, params[Base::kA], params[Base::kB], params[Base::kS],
-                             params[Base::kG], w_v, kernels, with_penalty, shape,
-                             negative_distance_scores());
+    return record_factorized(
+        tape, h, {params[Base::kA], params[Base::kB], params[Base::kS], params[Base::kG], w_v},
+        {kernels, with_penalty, shape, &negative_distance_scores()});
   }
   HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
                                 const LayerShape& shape) const override {

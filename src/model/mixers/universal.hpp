@@ -65,23 +65,39 @@ UniversalSample<T> universal_sample(T* memory, const UniversalLayout& l) {
 // The dense kernel's order of the gate's backward sums (score_core.hpp).
 inline constexpr GateBackwardOrder kDenseGateOrder{true, true};
 
+// One sample's operands of the dense kernel, by name.
+template <class T>
+struct UniversalOperands {
+  ConstMatrixMap<T> h;     // H (n×d)
+  ConstMatrixMap<T> a, b;  // A, B ((d+n+1)×r)
+  const T* sigma;          // σ (r)
+  T gamma;                 // 1 with an open gate
+  ConstMatrixMap<T> w_v;   // W_v (d×d)
+};
+
+// Where one sample's gradients go: dH is added to the input's gradient, the others to the shared
+// parameters' per-sample slots; each nullptr when not needed.
+template <class T>
+struct UniversalGradients {
+  T *dh, *da, *db, *dsigma, *dgamma, *dw_v;
+};
+
 // Forward of one sample: S from U, V and σ by `scores` (the bilinear form UΣVᵀ, or the distance
 // mixer's), then the score-head core (score_core.hpp) with V = H, and out = M·H·W_v. Returns the
 // penalty; keeps the activations in `keep`.
 template <class T>
-T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b, const T* sigma,
-                    T gamma, ConstMatrixMap<T> w_v, UniversalSample<T>& keep, T* temporaries,
+T universal_forward(const UniversalOperands<T>& in, UniversalSample<T>& keep, T* temporaries,
                     MatrixMap<T> out, const ScoreFunction& scores) {
-  const Eigen::Index n = h.rows(), r = a.cols();
-  homogeneous_project_forward<T>(h, a, keep.U);
-  homogeneous_project_forward<T>(h, b, keep.V);
+  const Eigen::Index n = in.h.rows(), r = in.a.cols();
+  homogeneous_project_forward<T>(in.h, in.a, keep.U);
+  homogeneous_project_forward<T>(in.h, in.b, keep.V);
   // The temporaries are free during forward: the score function's scratch, then M.
   scores.forward(
-      ScoreOperands<T>{strided(keep.U), strided(keep.V), sigma, {int(n), false}, temporaries},
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), in.sigma, {int(n), false}, temporaries},
       keep.S);
   score_core_forward<T>({int(n), false, true}, keep.S, keep.P, MatrixMap<T>(temporaries, n, n),
-                        gamma, strided(h), strided_out(keep.Z));
-  multiply(out, keep.Z, w_v);
+                        in.gamma, strided(in.h), strided_out(keep.Z));
+  multiply(out, keep.Z, in.w_v);
   multiply_at(keep.gram_U, keep.U, keep.U);
   keep.gram_U.diagonal().array() -= T(1);
   multiply_at(keep.gram_V, keep.V, keep.V);
@@ -91,16 +107,12 @@ T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> 
 
 // Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty:
 // dW_v = Zᵀ·dOut and dZ = dOut·W_vᵀ, the core's backward with V = H (dH += Mᵀ·dZ, dM, dγ, dS),
-// the score function's (dU, dV, dσ), the penalty's and the projections'. The shared parameters'
-// gradients are added into the given per-sample slots, dh into the input's gradient (each
-// nullptr when not needed).
+// the score function's (dU, dV, dσ), the penalty's and the projections'.
 template <class T>
-void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b,
-                        const T* sigma, T gamma, ConstMatrixMap<T> w_v,
-                        const UniversalSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
-                        T* temporaries, T* dh, T* da, T* db, T* dsigma, T* dgamma, T* dw_v,
-                        const ScoreFunction& scores) {
-  const Eigen::Index n = h.rows(), d = h.cols(), r = a.cols();
+void universal_backward(const UniversalOperands<T>& in, const UniversalSample<T>& keep,
+                        ConstMatrixMap<T> d_out, T weight_penalty, T* temporaries,
+                        const UniversalGradients<T>& grads, const ScoreFunction& scores) {
+  const Eigen::Index n = in.h.rows(), d = in.h.cols(), r = in.a.cols();
   T* at = temporaries;
   auto take = [&at](Eigen::Index rows, Eigen::Index cols) {
     MatrixMap<T> block(at, rows, cols);
@@ -113,42 +125,55 @@ void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap
   at += scores.backward_scratch(int(n), int(r), true);
   MatrixMap<T> d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
 
-  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), keep.Z, d_out, true);
-  w_v_transposed = w_v.transpose();
+  if (grads.dw_v != nullptr) multiply_at(MatrixMap<T>(grads.dw_v, d, d), keep.Z, d_out, true);
+  w_v_transposed = in.w_v.transpose();
   multiply(d_z, d_out, w_v_transposed);
-  score_core_backward<T>({int(n), false, true}, kDenseGateOrder,
-                         {read_only(keep.S), read_only(keep.P), gamma, strided(h), strided(d_z),
-                          h_transposed, mixer, d_m, d_m, dh, true, dgamma});
+  score_core_backward<T>(
+      {int(n), false, true}, kDenseGateOrder,
+      {read_only(keep.S), read_only(keep.P), in.gamma, strided(in.h), strided(d_z), h_transposed,
+       mixer, d_m, d_m, grads.dh, true, grads.dgamma});
   scores.backward(
-      ScoreOperands<T>{strided(keep.U), strided(keep.V), sigma, {int(n), false}, scratch},
-      read_only(d_m), d_u, d_v, dsigma);
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), in.sigma, {int(n), false}, scratch},
+      read_only(d_m), d_u, d_v, grads.dsigma);
   // The penalty: ∂‖UᵀU − I‖²/∂U = 4U(UᵀU − I), over r².
   const T ortho_scale = T(4) * weight_penalty / T(r * r);
   multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
   multiply(d_v, keep.V, keep.gram_V, true, ortho_scale);
   // U = H·A_content + A_position + 1·a_biasᵀ, likewise V with B.
-  homogeneous_project_backward<T>(h, a, ConstMatrixMap<T>(d_u.data(), n, r), dh, da);
-  homogeneous_project_backward<T>(h, b, ConstMatrixMap<T>(d_v.data(), n, r), dh, db);
+  homogeneous_project_backward<T>(in.h, in.a, ConstMatrixMap<T>(d_u.data(), n, r), grads.dh,
+                                  grads.da);
+  homogeneous_project_backward<T>(in.h, in.b, ConstMatrixMap<T>(d_v.data(), n, r), grads.dh,
+                                  grads.db);
 }
 
-// How the gate is set: learned (γ = sigmoid(g), the universal mixer) or fixed open, γ = 1 (the
-// attention mixer: M = softmax(S); the kernels then compute 0·S + 1·softmax(S) exactly).
-enum class GateMode { kLearned, kOpen };
+// The dense op's inputs by name: their index among its inputs and sinks (-1: absent).
+struct UniversalInputs {
+  int h = 0, a = 1, b = 2, sigma = 3, gamma = 4, w_v = 5;
+};
 
-// inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1] (learned gate only);
-// W_v [1, d, d]. outputs: the branch [B, n, d] and the penalty [B, 1, 1].
+// inputs: H [B, n, d] and the FactorOperands. outputs: the branch [B, n, d] and the penalty
+// [B, 1, 1].
 template <class T>
 struct FusedUniversalOp : KeepingOp<T> {
   UniversalLayout layout{};
-  GateMode gate = GateMode::kLearned;
+  UniversalInputs slot;
   const ScoreFunction* scores = &dot_scores();
 
-  int w_v_input() const { return gate == GateMode::kLearned ? 5 : 4; }
-  T gamma(const Tape<T>& tape) const {
-    return gate == GateMode::kLearned ? tape.value(this->inputs[4]).data[0] : T(1);
+  UniversalOperands<T> operands(const Tape<T>& tape, int b) const {
+    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    return {value(slot.h).view(b),
+            value(slot.a).view(0),
+            value(slot.b).view(0),
+            value(slot.sigma).data,
+            slot.gamma >= 0 ? value(slot.gamma).data[0] : T(1),
+            value(slot.w_v).view(0)};
   }
-  T* gamma_gradient(int b) const {
-    return gate == GateMode::kLearned ? this->sinks[4].begin_sample(b) : nullptr;
+  UniversalGradients<T> gradients(int b) const {
+    auto sink = [&](int index) {
+      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
+    };
+    return {sink(slot.h),     sink(slot.a),     sink(slot.b),
+            sink(slot.sigma), sink(slot.gamma), sink(slot.w_v)};
   }
 
   std::size_t kept_size() const override { return layout.forward_size(); }
@@ -159,45 +184,40 @@ struct FusedUniversalOp : KeepingOp<T> {
   }
   void forward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
-    tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
-        tape.value(this->inputs[w_v_input()]).view(0), keep, this->temporaries(tape, b),
-        tape.value(this->output).matrix(b), *scores);
+    tape.value(this->extra_outputs[0]).sample(b)[0] =
+        universal_forward<T>(operands(tape, b), keep, this->temporaries(tape, b),
+                             tape.value(this->output).matrix(b), *scores);
   }
   void backward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
-    universal_backward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
-        tape.value(this->inputs[w_v_input()]).view(0), keep, tape.grad(this->output).view(b),
-        tape.grad(this->extra_outputs[0]).sample(b)[0], this->temporaries(tape, b),
-        this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
-        this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b), gamma_gradient(b),
-        this->sinks[w_v_input()].begin_sample(b), *scores);
+    universal_backward<T>(operands(tape, b), keep, tape.grad(this->output).view(b),
+                          tape.grad(this->extra_outputs[0]).sample(b)[0],
+                          this->temporaries(tape, b), gradients(b), *scores);
   }
 };
 
-// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}. Without a valid
-// `gamma` the gate is open (γ = 1).
+// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
 template <class T>
-std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
-                                    Var w_v, const std::string& name,
+std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, const FactorOperands& factors,
+                                    const std::string& name,
                                     const ScoreFunction& scores = dot_scores()) {
   const Shape& sh = tape.shape(h);
-  const Shape& sa = tape.shape(a);
-  if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
-      tape.shape(sigma).size() != std::size_t(sa.cols) ||
-      (gamma.valid() && tape.shape(gamma).size() != 1) ||
-      tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+  const Shape& sa = tape.shape(factors.a);
+  if (tape.shape(factors.b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
+      tape.shape(factors.sigma).size() != std::size_t(sa.cols) ||
+      (factors.gamma.valid() && tape.shape(factors.gamma).size() != 1) ||
+      tape.shape(factors.w_v) != Shape{1, sh.cols, sh.cols})
     throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
   auto op = std::make_unique<FusedUniversalOp<T>>();
-  if (gamma.valid()) {
-    op->inputs = {h, a, b, sigma, gamma, w_v};
+  op->inputs = {h, factors.a, factors.b, factors.sigma};
+  if (factors.gamma.valid()) {
+    op->slot.gamma = static_cast<int>(op->inputs.size());
+    op->inputs.push_back(factors.gamma);
   } else {
-    op->inputs = {h, a, b, sigma, w_v};
-    op->gate = GateMode::kOpen;
+    op->slot.gamma = -1;
   }
+  op->slot.w_v = static_cast<int>(op->inputs.size());
+  op->inputs.push_back(factors.w_v);
   op->layout =
       UniversalLayout{sh.rows, sh.cols, sa.cols, scores.backward_scratch(sh.rows, sa.cols, true)};
   op->scores = &scores;
@@ -238,14 +258,30 @@ void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerS
   }
 }
 
+// A factorized mixer's parameters on the tape: A, B, s (Σ = softplus(s)), g (γ = sigmoid(g);
+// invalid: the gate is open) and W_v.
+struct FactorizedParameters {
+  Var a, b, s, g, w_v;
+};
+
+// How record_factorized records them: which kernels, whether with the penalty, the layer's
+// shape (a transformer head's is recorded op by op) and the score function.
+struct FactorizedRecording {
+  LayerKernels kernels = LayerKernels::kFused;
+  bool with_penalty = true;
+  LayerShape shape{};
+  const ScoreFunction* scores = &dot_scores();
+};
+
 // Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ (or another score function of U = H̃A, V = H̃B and Σ),
-// Σ = softplus(s) and
-// M = (1−γ)S + γ·softmax(S), γ = sigmoid(g); without a valid `g` the gate is open and
-// M = softmax(S) (attention).
+// Σ = softplus(s) and M = (1−γ)S + γ·softmax(S), γ = sigmoid(g); without a valid `g` the gate is
+// open and M = softmax(S) (attention).
 template <class T>
-MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, Var w_v,
-                             LayerKernels kernels, bool with_penalty, const LayerShape& shape = {},
-                             const ScoreFunction& scores = dot_scores()) {
+MixerGraph record_factorized(Tape<T>& tape, Var h, const FactorizedParameters& params,
+                             const FactorizedRecording& how) {
+  const auto& [a, b, s, g, w_v] = params;
+  const LayerShape& shape = how.shape;
+  const ScoreFunction& scores = *how.scores;
   const Var sigma = softplus(tape, s, "Sigma");
   const Var gamma = g.valid() ? sigmoid(tape, g, "gamma") : Var{};
   MixerGraph graph;
@@ -265,25 +301,26 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
     graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
     graph.out =
         matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");
-    if (with_penalty)
+    if (how.with_penalty)
       graph.penalty =
           add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
     return graph;
   }
-  if (kernels != LayerKernels::kComposite) {
+  if (how.kernels != LayerKernels::kComposite) {
     // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
     // dense one; both take a learned or an open gate. The structured kernel expands the bilinear
     // form: any other score function runs on the dense kernel (kStructured included).
     const Shape input = tape.shape(h);
     const bool structured =
-        scores.bilinear() && (kernels == LayerKernels::kStructured ||
-                              (kernels == LayerKernels::kFused &&
+        scores.bilinear() && (how.kernels == LayerKernels::kStructured ||
+                              (how.kernels == LayerKernels::kFused &&
                                structured_pays(input.rows, input.cols, tape.shape(a).cols,
                                                input.batch, tape.needs_grad(h))));
     graph.kernel = structured ? "structured" : "dense";
-    std::tie(graph.out, graph.penalty) =
-        structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")
-                   : fused_universal(tape, h, a, b, sigma, gamma, w_v, "branch", scores);
+    const FactorOperands factors{a, b, sigma, gamma, w_v};
+    std::tie(graph.out, graph.penalty) = structured
+                                             ? structured_universal(tape, h, factors, "branch")
+                                             : fused_universal(tape, h, factors, "branch", scores);
     return graph;
   }
   graph.kernel = "composite";
@@ -294,7 +331,7 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
   graph.M = gamma.valid() ? lerp(tape, S, attention, gamma, "M") : attention;
   const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
   graph.out = matmul(tape, mixed, w_v, false, false, "branch");
-  if (with_penalty)
+  if (how.with_penalty)
     graph.penalty =
         add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
   return graph;
@@ -383,8 +420,8 @@ class UniversalMixer : public Mixer<T> {
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
                     bool with_penalty) const override {
-    return record_factorized(tape, h, params[kA], params[kB], params[kS], params[kG], w_v, kernels,
-                             with_penalty, shape);
+    return record_factorized(tape, h, {params[kA], params[kB], params[kS], params[kG], w_v},
+                             {kernels, with_penalty, shape});
   }
   HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
                                 const LayerShape& shape) const override {
