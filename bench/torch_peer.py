@@ -32,6 +32,10 @@ The transformer block (docs/transformer.md), with its own options after the word
   torch_peer.py transformer --train [--mixer …] [--seed S] [--steps 2000] [--out FILE]
                    trains on the corpus (default Debian's fortunes) as `ufl train
                    configs/transformer/text.json` does and prints the validation loss (JSON).
+  torch_peer.py transformer --train --task mqar [--vocab 64 --pairs 4 --filler blank …]
+                   trains on MQAR drawn here as ufl's `mqar` kind draws it (its own generator)
+                   and prints the query accuracy at each evaluation: the independent check of
+                   the study's MQAR control (docs/transformer.md §9).
   Written from docs/transformer.md §1-§4, not from ufl's code, batched over heads as nanoGPT's
   CausalSelfAttention is (one product for every head's projections, heads as a tensor
   dimension), so that it is PyTorch's fast eager form of the same block.
@@ -102,6 +106,16 @@ def parse_transformer_args(argv):
                    help="--replay: largest |torch − ufl| loss difference allowed over the "
                         "first --compare-steps steps")
     p.add_argument("--corpus", default="/usr/share/games/fortunes")
+    p.add_argument("--task", choices=["text", "mqar"], default="text",
+                   help="--train: the corpus (text) or multi-query associative recall generated "
+                        "here as ufl's `mqar` kind draws it (docs/transformer.md §2), scored on "
+                        "the queries only")
+    p.add_argument("--vocab", type=int, default=256, help="--task mqar: dataset.vocab")
+    p.add_argument("--pairs", type=int, default=8, help="--task mqar: dataset.pairs")
+    p.add_argument("--filler", choices=["random", "blank"], default="random",
+                   help="--task mqar: dataset.filler")
+    p.add_argument("--train-size", type=int, default=8192, help="--task mqar: training sequences")
+    p.add_argument("--test-size", type=int, default=512, help="--task mqar: test sequences")
     p.add_argument("--mixer", choices=["attention", "universal", "distance", "linear"],
                    default="universal")
     p.add_argument("--n", type=int, default=64)
@@ -577,12 +591,22 @@ class Transformer(torch.nn.Module):
         self.blocks = torch.nn.ModuleList(TransformerBlock(a, std) for _ in range(a.depth))
         self.norm = torch.nn.LayerNorm(a.width)
 
-    def forward(self, tokens, targets):
+    def logits(self, tokens):
         x = self.E[tokens] + self.P
         for block in self.blocks:
             x = block(x)
-        logits = self.norm(x) @ self.E.t()
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        return self.norm(x) @ self.E.t()
+
+    def forward(self, tokens, targets, weights=None):
+        """The mean cross-entropy over every position, or its weighted mean (ufl's next_token
+        loss: only positions of weight 1 are scored)."""
+        logits = self.logits(tokens)
+        losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                                 reduction="none")
+        if weights is None:
+            return losses.mean()
+        weights = weights.reshape(-1)
+        return (losses * weights).sum() / weights.sum()
 
     def flops_per_step(self, a, vocab):
         """The matrix products of a step as ufl_transformer_bench counts them: 2·m·k·n each,
@@ -671,7 +695,83 @@ def mean_window_loss(model, split_data, starts, n):
     return total / len(starts)
 
 
+def mqar_sequences(rng, count, n, vocab, pairs, filler="random"):
+    """`count` MQAR sequences of n + 1 tokens as ufl's `mqar` kind draws them (src/data/mqar.cpp,
+    docs/transformer.md §2), with NumPy's generator, not ufl's: the pairs k1 v1 … (distinct keys
+    from the vocabulary's first half, distinct values from its second), filler from the whole
+    vocabulary (or the blank token `vocab` with filler "blank"), and each key queried once in a random two-position slot after the pairs, followed
+    by its value. Returns the tokens and the weights of the n predicting positions."""
+    half, slots = vocab // 2, (n + 1 - 2 * pairs) // 2
+    sequences = rng.integers(0, vocab, size=(count, n + 1))
+    if filler == "blank":
+        sequences[:] = vocab
+    weights = np.zeros((count, n), dtype=np.float32)
+    for row in range(count):
+        keys = rng.choice(half, pairs, replace=False)
+        values = half + rng.choice(half, pairs, replace=False)
+        sequences[row, 0:2 * pairs:2], sequences[row, 1:2 * pairs:2] = keys, values
+        chosen = rng.choice(slots, pairs, replace=False)
+        order = rng.permutation(pairs)
+        at = 2 * pairs + 2 * chosen
+        sequences[row, at], sequences[row, at + 1] = keys[order], values[order]
+        weights[row, at] = 1.0
+    return torch.tensor(sequences, dtype=torch.long), torch.tensor(weights)
+
+
+def mqar_train(a):
+    """Trains the block on MQAR and prints the test loss and accuracy at the queries (JSON)."""
+    a.steps = a.steps or 3000
+    rng = np.random.default_rng(a.seed)
+    train_tokens, train_weights = mqar_sequences(rng, a.train_size, a.n, a.vocab, a.pairs, a.filler)
+    test_tokens, test_weights = mqar_sequences(rng, a.test_size, a.n, a.vocab, a.pairs, a.filler)
+    tokens_in_use = a.vocab + (1 if a.filler == "blank" else 0)
+    torch.manual_seed(a.seed)
+    model = Transformer(a, tokens_in_use)
+    optimizer = transformer_optimizer(model, a)
+    generator = torch.Generator().manual_seed(a.seed)
+
+    @torch.no_grad()
+    def test():
+        logits = model.logits(test_tokens[:, :-1])
+        targets, weights = test_tokens[:, 1:], test_weights
+        losses = F.cross_entropy(logits.reshape(-1, tokens_in_use), targets.reshape(-1),
+                                 reduction="none").view_as(weights)
+        right = (logits.argmax(-1) == targets).float()
+        return ((losses * weights).sum() / weights.sum()).item(), \
+            ((right * weights).sum() / weights.sum()).item()
+
+    curve, began = [], time.perf_counter()
+    for step in range(1, a.steps + 1):
+        rows = torch.randint(a.train_size, (a.batch,), generator=generator)
+        tokens, weights = train_tokens[rows], train_weights[rows]
+        for group in optimizer.param_groups:
+            group["lr"] = transformer_lr(step, a)
+        loss = model(tokens[:, :-1], tokens[:, 1:], weights)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if a.clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
+        optimizer.step()
+        if step % a.eval_every == 0 or step == a.steps:
+            test_loss, accuracy = test()
+            curve.append({"step": step, "train_loss": loss.item(), "test_loss": test_loss,
+                          "accuracy": accuracy})
+            print(f"step {step:5d}/{a.steps}  loss {loss.item():.4f}  test_loss {test_loss:.4f}"
+                  f"  accuracy {accuracy:.3f}", file=sys.stderr, flush=True)
+    result = {"impl": "torch", "task": "mqar", "mixer": a.mixer, "seed": a.seed,
+              "steps": a.steps, "vocab": a.vocab, "pairs": a.pairs, "filler": a.filler, "n": a.n,
+              "accuracy": curve[-1]["accuracy"], "test_loss": curve[-1]["test_loss"],
+              "seconds": time.perf_counter() - began, "curve": curve}
+    print(json.dumps(result))
+    if a.out:
+        with open(a.out, "w") as handle:
+            json.dump(result, handle, indent=1)
+    return 0
+
+
 def transformer_train(a):
+    if a.task == "mqar":
+        return mqar_train(a)
     a.steps = a.steps or 2000
     text, files = read_corpus(a.corpus)
     characters = sorted(set(text))

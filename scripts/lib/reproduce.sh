@@ -64,14 +64,34 @@ announce_runs() {
        "training $todo with $jobs parallel jobs"
 }
 
-# run_queued: the queued runs, $jobs at a time, one thread each; exit 1 if one failed.
+# run_queued: the queued runs, $jobs at a time, one thread each; exit 1 if one failed. As each run
+# ends it prints a progress line: runs done, time so far and the time left at the pace so far
+# (runs that end together count once; a long run still under way is not foreseen).
 run_queued() {
-  # shellcheck disable=SC2016  # $0 and $code are the inner shell's
-  xargs -r -d '\n' -n 1 -P "$jobs" bash -c 'bash -c "$0"; code=$?; [ $code = 0 ] || [ $code = 3 ]' \
-    < "$run_list" || {
+  local progress started
+  progress=$(mktemp)
+  started=$(date +%s)
+  export UFL_PROGRESS_FILE=$progress UFL_PROGRESS_TOTAL=$todo UFL_PROGRESS_START=$started
+  # shellcheck disable=SC2016  # $0, $code, … are the inner shell's
+  xargs -r -d '\n' -n 1 -P "$jobs" bash -c '
+    bash -c "$0"; code=$?
+    name=${0##*> }; name=${name%% 2>&1}; name=$(basename "$name" .log)
+    {
+      flock 9
+      echo "$name" >> "$UFL_PROGRESS_FILE"
+      done=$(wc -l < "$UFL_PROGRESS_FILE"); now=$(date +%s)
+      elapsed=$((now - UFL_PROGRESS_START))
+      left=$(( elapsed * (UFL_PROGRESS_TOTAL - done) / done ))
+      outcome=done; [ $code = 3 ] && outcome=diverged; [ $code = 0 ] || [ $code = 3 ] || outcome="FAILED (exit $code)"
+      printf "[%d/%d] %s %s; %dm%02ds so far, about %dm%02ds left\n" "$done" "$UFL_PROGRESS_TOTAL" \
+        "$name" "$outcome" $((elapsed / 60)) $((elapsed % 60)) $((left / 60)) $((left % 60))
+    } 9> "$UFL_PROGRESS_FILE.lock"
+    [ $code = 0 ] || [ $code = 3 ]' < "$run_list" || {
+    rm -f "$progress" "$progress.lock"
     echo "some runs failed; see $results/logs/ (rerun this script to retry only those)" >&2
     exit 1
   }
+  rm -f "$progress" "$progress.lock"
 }
 
 # diverged_runs: how many run folders under results/runs hold a diverged run.

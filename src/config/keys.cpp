@@ -269,6 +269,11 @@ std::vector<Key> build_table() {
           .owned_by("mqar",
                     "1 ≤ pairs ≤ vocab/2, with the pairs and their queries fitting in n + 1 "
                     "tokens"),
+      Entry<std::string>("dataset.filler", &Config::dataset, &data::DatasetConfig::filler,
+                         "what fills the positions between queries: random tokens of the whole "
+                         "vocabulary (a filler equal to a key is a false match), or one blank "
+                         "token of their own (Zoology's random_non_queries = False)")
+          .owned_by("mqar", "\"random\" or \"blank\""),
       Entry<int>("dataset.segment_min", &Config::dataset, &data::DatasetConfig::segment_min,
                  "the shortest segment a line copies (lengths are uniform over min … max)")
           .owned_by("copy", "an integer ≥ 1"),

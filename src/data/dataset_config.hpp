@@ -38,6 +38,10 @@ struct DatasetConfig {
   // segment lengths.
   int vocab = 256;
   int pairs = 8;
+  // mqar only: what the positions between queries hold, "random" tokens of the whole vocabulary
+  // or one "blank" token of their own (Zoology's random_non_queries = False; docs/transformer.md
+  // §2).
+  std::string filler = "random";
   int segment_min = 6, segment_max = 20;
 };
 

@@ -3,8 +3,10 @@
 // k₁ v₁ k₂ v₂ … (keys distinct, from the vocabulary's first half; values distinct, from its second
 // half), then the rest of the sequence, cut into slots of two positions: dataset.pairs slots,
 // chosen at random, hold a query (a key of the pairs, each once, in random order) followed by its
-// value; the other positions hold filler tokens drawn from the whole vocabulary, as Zoology's
-// random non-queries. Only the positions of queries are scored: there the next token, the
+// value; the other positions hold filler: with dataset.filler "random" tokens drawn from the whole
+// vocabulary, as Zoology's random non-queries (a filler token that equals a key is a false match
+// for a lookup), with "blank" one token of its own, numbered dataset.vocab, as Zoology's
+// random_non_queries = False. Only the positions of queries are scored: there the next token, the
 // model's target, is the query's value. Slots are drawn uniformly (Zoology draws them with a
 // power law that favours early ones).
 #include <algorithm>
@@ -26,7 +28,11 @@ int most_pairs(int n) {
   return pairs;
 }
 
+bool blank_filler(const DatasetConfig& spec) { return spec.filler == "blank"; }
+
 BrokenRule check_mqar(const DatasetConfig& spec) {
+  if (spec.filler != "random" && !blank_filler(spec))
+    return {"dataset.filler", "\"random\" or \"blank\""};
   if (spec.vocab < 4 || spec.vocab % 2 != 0) return {"dataset.vocab", "an even integer ≥ 4"};
   if (spec.pairs < 1) return {"dataset.pairs", "an integer ≥ 1"};
   if (spec.pairs > spec.vocab / 2)
@@ -80,7 +86,10 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
     sequence[2 * k] = keys[k];
     sequence[2 * k + 1] = values[k];
   }
-  for (int i = 2 * pairs; i <= n; ++i) sequence[i] = std::int32_t(rng.below(spec.vocab));
+  if (blank_filler(spec))
+    std::fill(sequence.begin() + 2 * pairs, sequence.end(), std::int32_t(spec.vocab));
+  else
+    for (int i = 2 * pairs; i <= n; ++i) sequence[i] = std::int32_t(rng.below(spec.vocab));
   const int slots = query_slots(n, pairs);
   std::vector<int> slot(slots), order(pairs);
   std::iota(slot.begin(), slot.end(), 0);
@@ -102,6 +111,7 @@ TokenDataset draw_mqar(const DatasetConfig& spec, std::uint64_t seed) {
   for (int t = 0; t < spec.vocab; ++t)
     data.vocab.push_back(t < spec.vocab / 2 ? "k" + std::to_string(t)
                                             : "v" + std::to_string(t - spec.vocab / 2));
+  if (blank_filler(spec)) data.vocab.push_back("_");
   draw_token_splits(spec, seed, data, draw_sequence);
   return data;
 }
@@ -119,7 +129,9 @@ DatasetKind mqar_kind() {
   kind.default_vocab = 256;
   kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_mqar;
-  kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab); };
+  kind.vocabulary_bound = [](const DatasetConfig& spec) {
+    return double(spec.vocab + (blank_filler(spec) ? 1 : 0));
+  };
   count_drawn_sequences(kind);
   return kind;
 }

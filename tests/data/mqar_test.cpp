@@ -69,3 +69,33 @@ TEST_CASE("mqar pairs that do not fit in n are refused, naming the most that fit
   CHECK(!kind.check(mqar_spec(16, 4)));
   CHECK(kind.check(mqar_spec(64, 11)).key == "dataset.pairs");  // more than vocab/2 keys
 }
+
+TEST_CASE(
+    "mqar with dataset.filler blank: every position off the pairs and queries is one blank "
+    "token of its own, numbered vocab") {
+  data::DatasetConfig spec = mqar_spec();
+  spec.filler = "blank";
+  const data::TokenDataset data = data::generate_tokens(spec, 3);
+  REQUIRE(data.vocab.size() == 21);
+  CHECK(data.vocab[20] == "_");
+  for (int s = 0; s < data.train.count(); ++s) {
+    const std::int32_t* window = data.train.window(s);
+    const float* weights = data.train.weights_of(s);
+    int blanks = 0;
+    for (int i = 8; i <= spec.n; ++i) {
+      const bool query = i < spec.n && weights[i] != 0;
+      const bool answer = weights[i - 1] != 0;
+      if (query || answer) {
+        CHECK(window[i] < 20);
+      } else {
+        CHECK(window[i] == 20);
+        ++blanks;
+      }
+    }
+    CHECK(blanks == spec.n + 1 - 8 - 2 * 4);  // n + 1 tokens: 8 of pairs, 4 queries and answers
+  }
+  // The default stays "random", and other words are refused.
+  CHECK(mqar_spec().filler == "random");
+  spec.filler = "zeros";
+  CHECK(data::dataset_kind("mqar").check(spec).key == "dataset.filler");
+}
