@@ -71,12 +71,22 @@ json role_json(const RoleErrorTally& tally) {
 // The measurements of docs/experiment.md §3 for a single layer (depth 1), at the top of
 // metrics.json, with its arrays under their Section 8 names: the layer's operators M(X), their mean
 // M̄ and its scores, the factors, the gate and Ω, against the optimum's.
+// The optimum it is compared with: its operators over the test set and its test MSE.
+struct OptimumOnTest {
+  const OperatorStatistics& operators;
+  double mse;
+};
+
 void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
                       const model::Model<float>& model, const LayerTally& layer0,
-                      const OperatorStatistics& optimal_operators, const GramBasis& targets,
-                      const Eigen::MatrixXd& reference_basis, int half_width, double test_mse,
-                      double optimal_mse, double fixed_mse, int saved,
-                      const AnalysisConfig& thresholds) {
+                      const OptimumOnTest& optimum_on_test, const LayerContext& context,
+                      int saved) {
+  const OperatorStatistics& optimal_operators = optimum_on_test.operators;
+  const double optimal_mse = optimum_on_test.mse, test_mse = context.test_mse,
+               fixed_mse = context.fixed_mse;
+  const Eigen::MatrixXd& reference_basis = context.reference_basis;
+  const int half_width = context.half_width, targets_k99 = context.targets_k99;
+  const AnalysisConfig& thresholds = context.thresholds;
   const data::DatasetConfig& spec = dataset.spec;
   const model::Layer<float>& layer = model.layers.front();
   const model::Mixer<float>& mixer = *layer.mixer;
@@ -97,17 +107,17 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
   double trace = 0;
   for (int i = 0; i < width; ++i) trace += w_v[i * width + i];
   const double value_scale = trace / width;
-  const int components = std::min(targets.k99, n);
+  const int components = std::min(targets_k99, n);
   const std::optional<double> gamma = mixer.gate(mixer_params);
 
   const double eta = optimal_mse / test_mse;
   const Verdict verdict =
       decide(VerdictInputs{scores.iota, scores.tau, scores.ell, scores.phi, scores.alpha, eta,
-                           test_mse, fixed_mse, targets.k99, n},
+                           test_mse, fixed_mse, targets_k99, n},
              thresholds);
   const Verdict optimal_verdict =
       decide(VerdictInputs{optimum.iota, optimum.tau, optimum.ell, optimum.phi, optimum.alpha, 1.0,
-                           optimal_mse, fixed_mse, targets.k99, n},
+                           optimal_mse, fixed_mse, targets_k99, n},
              thresholds);
   const std::string claimed = dataset.kind->claimed_operator;
 
@@ -251,10 +261,11 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   if (global) optimal["routing_accuracy"] = optimal_routing.accuracy();
   metrics["optimal"] = optimal;
 
+  const LayerContext context{reference_basis, targets.k99, half_width,
+                             test_mse,        fixed_mse,   thresholds};
   if (depth == 1) {
-    add_single_layer(analysis, dataset, std::as_const(model), layers.front(), optimal_operators,
-                     targets, reference_basis, half_width, test_mse, optimal_mse, fixed_mse, saved,
-                     thresholds);
+    add_single_layer(analysis, dataset, std::as_const(model), layers.front(),
+                     {optimal_operators, optimal_mse}, context, saved);
   } else {
     // A stack has no single operator: the scores of docs/experiment.md §3 are per layer, below, and
     // the routing at the top is the last layer's (the one that fills the output).
@@ -270,8 +281,6 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   }
 
   // Each layer (docs/section7.md §4); for one layer its arrays are the Section 8 ones above.
-  const LayerContext context{reference_basis, targets.k99, half_width,
-                             test_mse,        fixed_mse,   thresholds};
   json layer_metrics = json::array(), verdicts = json::array();
   for (const LayerTally& layer : layers) {
     interrupt::throw_if_stop_requested("analysis");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data/rng.hpp"
+#include "model/mixers/score_core.hpp"
 #include "model/model_config.hpp"
 #include "tape/tape.hpp"
 #include "tensor/eigen.hpp"
@@ -84,15 +85,15 @@ struct DerivedArray {
 //   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
 //   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_head.hpp),
 //   M = softmax(S) without,
-// or one operator M for every input. With `distance` the scores are
-//   S_ij = Q_i·K_j − ½‖Q_i‖² − ½‖K_j‖² = −½‖Q_i − K_j‖²   (the distance mixer folds √(σ/√r) into
-// both W_q, O_q and W_k, O_k).
+// or one operator M for every input. The scores are S = Q·Kᵀ, or any other score function of Q
+// and K (score_core.hpp): the distance mixer's S_ij = −½‖Q_i − K_j‖² (it folds √(σ/√r) into both
+// W_q, O_q and W_k, O_k).
 struct HeadInputs {
   Var query_weights, key_weights;  // [1, D, r]
   Var query_offsets, key_offsets;  // [1, n, r]: position and bias rows; invalid when none
   Var gate;                        // γ [1, 1, 1]; invalid: M = softmax(S)
   Var fixed_operator;              // M [1, n, n], already masked when causal
-  bool distance = false;           // S = −½‖Q_i − K_j‖²; else S = Q·Kᵀ
+  const ScoreFunction* score_function = &dot_scores();  // S from Q and K
   bool scores() const { return query_weights.valid(); }
 };
 

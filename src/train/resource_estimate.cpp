@@ -111,7 +111,9 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
   // kernel's kept activations, the input, target, output and its gradient, the loss's residual;
   // per sample group a gradient slot for every shared parameter, and the kernels' temporaries
   // (one workspace per group that the layers share in turn).
-  const model::UniversalLayout layout{dataset.n, width, layer.rank};
+  const model::UniversalLayout layout{
+      dataset.n, width, layer.rank,
+      model::dot_scores().backward_scratch(dataset.n, layer.rank, true)};
   const double group_size = std::ceil(s.batch / kMaxSampleGroups);
   const double groups = std::ceil(s.batch / group_size);
   MemoryPart training_tape{

@@ -66,8 +66,8 @@ class AttentionMixer : public Mixer<T> {
                          "branch");
       return graph;
     }
-    return record_factorized(tape, h, params[kA], params[kB], params[kS], Var{}, w_v, kernels,
-                             with_penalty);
+    return record_factorized(tape, h, {params[kA], params[kB], params[kS], Var{}, w_v},
+                             {kernels, with_penalty});
   }
   // In a transformer block: W_q/√r and W_k (docs/transformer.md §8). Elsewhere (a transformer
   // block is always built with shape.transformer) there is no head.

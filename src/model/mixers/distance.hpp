@@ -9,18 +9,119 @@
 // (per-component inverse) temperature. The row term −½‖U_i‖²_Σ cancels in the softmax but not in
 // the linear branch S.
 //
-// It runs on the universal layer's kernels (model/mixers/universal.hpp) with ScoreForm::kDistance:
-// the composite graph, and the dense fused kernel for every fused choice (kFused, kDense and
-// kStructured; the structured kernel has the bilinear form only). In a transformer head, as a
-// universal head, S is scaled by 1/√r, the softmax is causal when the task is, the linear branch is
-// then the causal row mean, and the fused heads kernel takes it with √(σ_k/√r) folded into both
-// the query and the key side (HeadInputs::distance). It starts from the universal layer's draws
-// at one seed (the same parameters, initialised by the same code).
+// Its scores are a score function (DistanceScores below, score_core.hpp) that the universal layer's
+// kernels take as they take the bilinear form: the composite graph, the dense fused kernel for
+// every fused choice (kFused, kDense and kStructured; the structured kernel expands the bilinear
+// form only) and the fused heads kernel. In a transformer head, as a universal head, S is scaled
+// by 1/√r, the softmax is causal when the task is, the linear branch is then the causal row mean,
+// and the heads kernel takes it with √(σ_k/√r) folded into both the query and the key side
+// (HeadInputs::score_function). It starts from the universal layer's draws at one seed (the same
+// parameters, initialised by the same code).
 #include <cmath>
 
 #include "model/mixers/universal.hpp"
 
 namespace ufl::model {
+
+// The negative squared distance as a score function (score_core.hpp): with a metric σ,
+//   S_ij = −½ Σ_k σ_k (L_ik − R_jk)² = (LΣRᵀ)_ij − ½‖L_i‖²_Σ − ½‖R_j‖²_Σ,
+// and without one S_ij = −½‖L_i − R_j‖². Backward, with R_i = Σ_j dS_ij and C_j = Σ_i dS_ij, the
+// bilinear form's gradients plus
+//   dL_ik −= σ_k L_ik R_i,  dR_jk −= σ_k R_jk C_j,  dσ_k −= ½ Σ_i R_i L_ik² + ½ Σ_j C_j R_jk².
+class DistanceScores : public ScoreFunctionOf<DistanceScores> {
+ public:
+  std::string_view name() const override { return "distance"; }
+  // The bilinear form's, then n norms (forward) or column sums (backward).
+  std::size_t forward_scratch(int n, int r, bool metric) const override {
+    return dot_scores().forward_scratch(n, r, metric) + n;
+  }
+  std::size_t backward_scratch(int n, int r, bool metric) const override {
+    return dot_scores().backward_scratch(n, r, metric) + n;
+  }
+
+  template <class T>
+  void forward(const ScoreOperands<T>& in, MatrixMap<T> scores) const {
+    DotScores::product(in, scores);
+    const int n = int(in.left.rows()), r = int(in.left.cols());
+    const bool causal = in.products.causal;
+    T* norms = in.scratch + dot_scores().forward_scratch(n, r, in.metric != nullptr);
+    if (in.metric != nullptr) {
+      // −½‖R_j‖²_Σ for every j, then row by row −½‖L_i‖²_Σ (LΣ⊙L summed) with them.
+      const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(in.metric, r);
+      const ConstMatrixMap<T> left_metric(in.scratch, n, r);
+      for (int j = 0; j < n; ++j)
+        norms[j] = T(-0.5) * (in.right.row(j).array().square() * sigma_row).sum();
+      for (int i = 0; i < n; ++i) {
+        const int length = causal ? i + 1 : n;
+        const T row_term = T(-0.5) * (left_metric.row(i).array() * in.left.row(i).array()).sum();
+        scores.row(i).head(length).array() +=
+            row_term + Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(norms, length);
+      }
+      return;
+    }
+    for (int j = 0; j < n; ++j) norms[j] = T(-0.5) * in.right.row(j).squaredNorm();
+    for (int i = 0; i < n; ++i) {
+      const int length = causal ? i + 1 : n;
+      const T row_term = T(-0.5) * in.left.row(i).squaredNorm();
+      scores.row(i).head(length).array() +=
+          row_term + Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(norms, length);
+    }
+  }
+
+  template <class T>
+  void backward(const ScoreOperands<T>& in, ConstMatrixMap<T> d_s, MatrixMap<T> d_left,
+                MatrixMap<T> d_right, T* d_metric) const {
+    DotScores::product_backward(in, d_s, d_left, d_right);
+    const Eigen::Index n = in.left.rows(), r = in.left.cols();
+    Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> columns(
+        in.scratch + dot_scores().backward_scratch(int(n), int(r), in.metric != nullptr), n);
+    columns.setZero();
+    if (in.metric == nullptr) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        columns += d_s.row(i).array();
+        d_left.row(i) -= d_s.row(i).sum() * in.left.row(i);
+      }
+      for (Eigen::Index j = 0; j < n; ++j) d_right.row(j) -= columns[j] * in.right.row(j);
+      return;
+    }
+    // With d(LΣ)_ik = (dS·R)_ik: dσ_k += L_ik((dS·R)_ik − ½R_i L_ik), dL_ik = σ_k((dS·R)_ik − R_i
+    // L_ik).
+    const T* sigma = in.metric;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      columns += d_s.row(i).array();
+      const T row_sum = d_s.row(i).sum();
+      T* d_left_row = d_left.data() + i * r;
+      const T* left_row = in.left.data() + i * in.left.outerStride();
+      if (d_metric != nullptr)
+        for (Eigen::Index k = 0; k < r; ++k)
+          d_metric[k] += left_row[k] * (d_left_row[k] - T(0.5) * row_sum * left_row[k]);
+      for (Eigen::Index k = 0; k < r; ++k)
+        d_left_row[k] = sigma[k] * (d_left_row[k] - row_sum * left_row[k]);
+    }
+    for (Eigen::Index j = 0; j < n; ++j) {
+      T* d_right_row = d_right.data() + j * r;
+      const T* right_row = in.right.data() + j * in.right.outerStride();
+      if (d_metric != nullptr)
+        for (Eigen::Index k = 0; k < r; ++k)
+          d_metric[k] -= T(0.5) * columns[j] * right_row[k] * right_row[k];
+      for (Eigen::Index k = 0; k < r; ++k) d_right_row[k] -= sigma[k] * columns[j] * right_row[k];
+    }
+  }
+
+  // UΣVᵀ − ½‖U_i‖²_Σ − ½‖V_j‖²_Σ with the norms as (U⊙U)·σ and σ·(V⊙V)ᵀ.
+  template <class T>
+  Var record(Tape<T>& tape, Var u, Var v, Var sigma, const std::string& name) const {
+    const Var cross = dot_scores().record(tape, u, v, sigma, name);
+    const Var u_norms = matmul(tape, square(tape, u, "U²"), sigma, false, true, "‖U_i‖²_Σ");
+    const Var v_norms = matmul(tape, sigma, square(tape, v, "V²"), false, true, "‖V_j‖²_Σ");
+    return add_outer(tape, cross, u_norms, v_norms, -0.5, name + " − ½‖U_i‖² − ½‖V_j‖²");
+  }
+};
+
+inline const ScoreFunction& negative_distance_scores() {
+  static const DistanceScores function;
+  return function;
+}
 
 // A distance head as the fused heads kernel takes it (docs/transformer.md §8): with
 // c = √(σ/√r), Q = U·diag(c) and K = V·diag(c), so that Q·Kᵀ − ½‖Q_i‖² − ½‖K_j‖² =
@@ -38,7 +139,7 @@ HeadInputs distance_head_inputs(Tape<T>& tape, Var a, Var b, Var s, Var g,
   inputs.key_weights = diag_scale(tape, row_block(tape, b, 0, shape.d, "B_content"), root, "W_k");
   inputs.key_offsets = diag_scale(tape, head_offsets(tape, b, shape, "B"), root, "O_k");
   inputs.gate = sigmoid(tape, g, "gamma");
-  inputs.distance = true;
+  inputs.score_function = &negative_distance_scores();
   return inputs;
 }
 
@@ -65,9 +166,9 @@ class DistanceMixer : public UniversalMixer<T> {
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
                     bool with_penalty) const override {
-    return record_factorized(tape, h, params[Base::kA], params[Base::kB], params[Base::kS],
-                             params[Base::kG], w_v, kernels, with_penalty, shape,
-                             ScoreForm::kDistance);
+    return record_factorized(
+        tape, h, {params[Base::kA], params[Base::kB], params[Base::kS], params[Base::kG], w_v},
+        {kernels, with_penalty, shape, &negative_distance_scores()});
   }
   HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
                                 const LayerShape& shape) const override {

@@ -9,15 +9,16 @@
 // fused op: each sample's whole forward, and later its whole backward, in one kernel on one
 // thread, without the per-op passes over memory (each op's output written, its gradient zeroed,
 // read back by the next op) that cost more than the products at n = 32. Tests check that both
-// give the same loss and gradients, and both against finite differences. The dense kernel's
-// score step is separate from the softmax, gate and mixing it shares with the distance mixer
-// (distance.hpp), which runs on these kernels with ScoreForm::kDistance.
+// give the same loss and gradients, and both against finite differences. The dense kernel is a
+// score function (S = UΣVᵀ here, another for the distance mixer, distance.hpp) followed by the
+// score-head core that the structured kernel and the transformer's heads share (score_core.hpp).
 //
 // Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
 // (docs/design.md §2.2-2.4): set_attention and set_position_operator below.
 #include <cmath>
 
 #include "model/mixer.hpp"
+#include "model/mixers/score_core.hpp"
 #include "model/mixers/universal_structured.hpp"
 #include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
@@ -36,15 +37,16 @@ struct UniversalSample {
 // Sizes of one sample's forward activations and of its backward temporaries.
 struct UniversalLayout {
   int n, d, r;
+  std::size_t score_scratch = 0;  // the score function's backward scratch (score_core.hpp)
   std::size_t forward_size() const {
     return 2 * std::size_t(n) * r + 2 * std::size_t(n) * n + std::size_t(n) * d +
            2 * std::size_t(r) * r;
   }
-  // dZ (n×d), Hᵀ (d×n), W_vᵀ (d×d), dM (n×n), UΣ, dUΣ, dV (n×r), M (n×n, for dH); forward
-  // borrows them for UΣ, M and Vᵀ.
+  // dZ (n×d), Hᵀ (d×n), W_vᵀ (d×d), dM (n×n), the score function's scratch, dU, dV (n×r),
+  // M (n×n, for dH); forward borrows them for the score function's scratch, then M.
   std::size_t backward_size() const {
     return 2 * std::size_t(n) * d + std::size_t(d) * d + 2 * std::size_t(n) * n +
-           3 * std::size_t(n) * r;
+           2 * std::size_t(n) * r + score_scratch;
   }
 };
 
@@ -60,65 +62,42 @@ UniversalSample<T> universal_sample(T* memory, const UniversalLayout& l) {
                             take(l.n, l.d), take(l.r, l.r), take(l.r, l.r)};
 }
 
-// How S is made from U, V and Σ: the universal layer's bilinear form S = UΣVᵀ, or the distance
-// mixer's negative squared distance in the metric Σ (model/mixers/distance.hpp),
-//   S_ij = −½ Σ_k σ_k (U_ik − V_jk)² = (UΣVᵀ)_ij − ½‖U_i‖²_Σ − ½‖V_j‖²_Σ.
-// The rest of the layer (softmax, gate, mixing, penalty) is the same for both.
-enum class ScoreForm { kDot, kDistance };
+// The dense kernel's order of the gate's backward sums (score_core.hpp).
+inline constexpr GateBackwardOrder kDenseGateOrder{true, true};
 
-// S from U, V and σ, into `s`. `u_sigma` (n×r) and `v_transposed` (r×n) are scratch, and
-// `norms` (n) too for the distance form.
+// One sample's operands of the dense kernel, by name.
 template <class T>
-void factor_scores_forward(ScoreForm form, ConstMatrixMap<T> u, ConstMatrixMap<T> v, const T* sigma,
-                           MatrixMap<T> s, MatrixMap<T> u_sigma, MatrixMap<T> v_transposed,
-                           T* norms) {
-  const Eigen::Index n = u.rows(), r = u.cols();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
-  u_sigma.array() = u.array().rowwise() * sigma_row;
-  v_transposed = v.transpose();
-  multiply(s, u_sigma, v_transposed);
-  if (form == ScoreForm::kDot) return;
-  // −½‖V_j‖²_Σ for every j, then row by row −½‖U_i‖²_Σ (UΣ⊙U summed) with them.
-  for (Eigen::Index j = 0; j < n; ++j)
-    norms[j] = T(-0.5) * (v.row(j).array().square() * sigma_row).sum();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> column_terms(norms, n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T row_term = T(-0.5) * (u_sigma.row(i).array() * u.row(i).array()).sum();
-    s.row(i).array() += row_term + column_terms;
-  }
-}
+struct UniversalOperands {
+  ConstMatrixMap<T> h;     // H (n×d)
+  ConstMatrixMap<T> a, b;  // A, B ((d+n+1)×r)
+  const T* sigma;          // σ (r)
+  T gamma;                 // 1 with an open gate
+  ConstMatrixMap<T> w_v;   // W_v (d×d)
+};
 
-// P = softmax_rows(S) (the row maximum subtracted, so large logits stay finite),
-// M = (1−γ)·S + γ·P into `mixer`, Z = M·H and out = Z·W_v: the gated mixing both factorized
-// forms share.
+// Where one sample's gradients go: dH is added to the input's gradient, the others to the shared
+// parameters' per-sample slots; each nullptr when not needed.
 template <class T>
-void gated_mix_forward(ConstMatrixMap<T> h, T gamma, ConstMatrixMap<T> w_v, ConstMatrixMap<T> s,
-                       MatrixMap<T> p, MatrixMap<T> mixer, MatrixMap<T> z, MatrixMap<T> out) {
-  for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    const T row_max = s.row(i).maxCoeff();
-    p.row(i).array() = (s.row(i).array() - row_max).exp();
-    p.row(i) *= T(1) / p.row(i).sum();
-  }
-  mixer = (T(1) - gamma) * s + gamma * p;
-  multiply(z, mixer, h);
-  multiply(out, z, w_v);
-}
+struct UniversalGradients {
+  T *dh, *da, *db, *dsigma, *dgamma, *dw_v;
+};
 
-// Forward of one sample: out = M·H·W_v; returns the penalty and keeps the activations in `keep`.
+// Forward of one sample: S from U, V and σ by `scores` (the bilinear form UΣVᵀ, or the distance
+// mixer's), then the score-head core (score_core.hpp) with V = H, and out = M·H·W_v. Returns the
+// penalty; keeps the activations in `keep`.
 template <class T>
-T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b, const T* sigma,
-                    T gamma, ConstMatrixMap<T> w_v, UniversalSample<T>& keep, T* temporaries,
-                    MatrixMap<T> out, ScoreForm form = ScoreForm::kDot) {
-  const Eigen::Index n = h.rows(), r = a.cols();
-  homogeneous_project_forward<T>(h, a, keep.U);
-  homogeneous_project_forward<T>(h, b, keep.V);
-  // UΣ, M, Vᵀ and the distance's column terms live in the backward temporaries, which are free
-  // during forward.
-  MatrixMap<T> u_sigma(temporaries, n, r), mixer(temporaries + n * r, n, n);
-  MatrixMap<T> v_transposed(temporaries + n * r + n * n, r, n);
-  factor_scores_forward<T>(form, read_only(keep.U), read_only(keep.V), sigma, keep.S, u_sigma,
-                           v_transposed, temporaries + 2 * n * r + n * n);
-  gated_mix_forward<T>(h, gamma, w_v, read_only(keep.S), keep.P, mixer, keep.Z, out);
+T universal_forward(const UniversalOperands<T>& in, UniversalSample<T>& keep, T* temporaries,
+                    MatrixMap<T> out, const ScoreFunction& scores) {
+  const Eigen::Index n = in.h.rows(), r = in.a.cols();
+  homogeneous_project_forward<T>(in.h, in.a, keep.U);
+  homogeneous_project_forward<T>(in.h, in.b, keep.V);
+  // The temporaries are free during forward: the score function's scratch, then M.
+  scores.forward(
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), in.sigma, {int(n), false}, temporaries},
+      keep.S);
+  score_core_forward<T>({int(n), false, true}, keep.S, keep.P, MatrixMap<T>(temporaries, n, n),
+                        in.gamma, strided(in.h), strided_out(keep.Z));
+  multiply(out, keep.Z, in.w_v);
   multiply_at(keep.gram_U, keep.U, keep.U);
   keep.gram_U.diagonal().array() -= T(1);
   multiply_at(keep.gram_V, keep.V, keep.V);
@@ -126,92 +105,14 @@ T universal_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> 
   return (keep.gram_U.squaredNorm() + keep.gram_V.squaredNorm()) / T(r * r);
 }
 
-// The gated mixing's backward from d_out = ∂loss/∂out: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ,
-// dM = dZ·Hᵀ, dH += Mᵀ·dZ (M rebuilt in `mixer`); then, with M = (1−γ)S + γP,
-// dγ = Σ dM⊙(P − S) and dS = (1−γ)dM + softmax backward of γ·dM, in place of dM in `d_m`.
-// dh, dgamma and dw_v are added to, each nullptr when not needed.
+// Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty:
+// dW_v = Zᵀ·dOut and dZ = dOut·W_vᵀ, the core's backward with V = H (dH += Mᵀ·dZ, dM, dγ, dS),
+// the score function's (dU, dV, dσ), the penalty's and the projections'.
 template <class T>
-void gated_mix_backward(ConstMatrixMap<T> h, T gamma, ConstMatrixMap<T> w_v, ConstMatrixMap<T> s,
-                        ConstMatrixMap<T> p, ConstMatrixMap<T> z, ConstMatrixMap<T> d_out,
-                        MatrixMap<T> d_z, MatrixMap<T> h_transposed, MatrixMap<T> w_v_transposed,
-                        MatrixMap<T> d_m, MatrixMap<T> mixer, T* dh, T* dgamma, T* dw_v) {
-  const Eigen::Index n = h.rows(), d = h.cols();
-  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), z, d_out, true);
-  w_v_transposed = w_v.transpose();
-  multiply(d_z, d_out, w_v_transposed);
-  h_transposed = h.transpose();
-  multiply(d_m, d_z, h_transposed);
-  if (dh != nullptr) {
-    mixer = (T(1) - gamma) * s + gamma * p;
-    multiply_at(MatrixMap<T>(dh, n, d), mixer, d_z, true);
-  }
-  if (dgamma != nullptr) *dgamma += (d_m.array() * (p.array() - s.array())).sum();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T inner = d_m.row(i).dot(p.row(i));
-    d_m.row(i).array() = (T(1) - gamma) * d_m.row(i).array() +
-                         gamma * p.row(i).array() * (d_m.row(i).array() - inner);
-  }
-}
-
-// The scores' backward from dS: dU into `d_u` and dV into `d_v` (written), dσ added to `dsigma`
-// (nullptr: not needed). S = (UΣ)Vᵀ: d(UΣ) = dS·V, dV = dSᵀ·UΣ; dσ = column sums of d(UΣ)⊙U;
-// dU = d(UΣ)·Σ. The distance form adds, with R_i = Σ_j dS_ij and C_j = Σ_i dS_ij,
-//   dU_ik −= σ_k U_ik R_i,  dV_jk −= σ_k V_jk C_j,  dσ_k −= ½ Σ_i R_i U_ik² + ½ Σ_j C_j V_jk².
-// `u_sigma` (n×r) and, for the distance form, `column_sums` (n) are scratch.
-template <class T>
-void factor_scores_backward(ScoreForm form, ConstMatrixMap<T> u, ConstMatrixMap<T> v,
-                            const T* sigma, ConstMatrixMap<T> d_s, MatrixMap<T> u_sigma,
-                            MatrixMap<T> d_u, MatrixMap<T> d_v, T* column_sums, T* dsigma) {
-  const Eigen::Index n = u.rows(), r = u.cols();
-  const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma_row(sigma, r);
-  u_sigma.array() = u.array().rowwise() * sigma_row;
-  multiply(d_u, d_s, v);
-  multiply_at(d_v, d_s, u_sigma);
-  if (form == ScoreForm::kDot) {
-    // Row by row, so each step is one contiguous vector operation (column sums of a row-major
-    // matrix written as .colwise().sum() walk it column by column).
-    for (Eigen::Index i = 0; i < n; ++i) {
-      T* d_u_row = d_u.data() + i * r;
-      const T* u_row = u.data() + i * r;
-      if (dsigma != nullptr)
-        for (Eigen::Index k = 0; k < r; ++k) dsigma[k] += d_u_row[k] * u_row[k];
-      for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] *= sigma[k];
-    }
-    return;
-  }
-  // With d(UΣ)_ik = (dS·V)_ik: dσ_k += U_ik((dS·V)_ik − ½R_i U_ik), dU_ik = σ_k((dS·V)_ik − R_i
-  // U_ik).
-  Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> columns(column_sums, n);
-  columns.setZero();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    columns += d_s.row(i).array();
-    const T row_sum = d_s.row(i).sum();
-    T* d_u_row = d_u.data() + i * r;
-    const T* u_row = u.data() + i * r;
-    if (dsigma != nullptr)
-      for (Eigen::Index k = 0; k < r; ++k)
-        dsigma[k] += u_row[k] * (d_u_row[k] - T(0.5) * row_sum * u_row[k]);
-    for (Eigen::Index k = 0; k < r; ++k) d_u_row[k] = sigma[k] * (d_u_row[k] - row_sum * u_row[k]);
-  }
-  for (Eigen::Index j = 0; j < n; ++j) {
-    T* d_v_row = d_v.data() + j * r;
-    const T* v_row = v.data() + j * r;
-    if (dsigma != nullptr)
-      for (Eigen::Index k = 0; k < r; ++k) dsigma[k] -= T(0.5) * columns[j] * v_row[k] * v_row[k];
-    for (Eigen::Index k = 0; k < r; ++k) d_v_row[k] -= sigma[k] * columns[j] * v_row[k];
-  }
-}
-
-// Gradients of one sample, from d_out = ∂loss/∂out and weight_penalty = ∂loss/∂penalty. The
-// shared parameters' gradients are added into the given per-sample slots, dh into the input's
-// gradient (each nullptr when not needed).
-template <class T>
-void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap<T> b,
-                        const T* sigma, T gamma, ConstMatrixMap<T> w_v,
-                        const UniversalSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
-                        T* temporaries, T* dh, T* da, T* db, T* dsigma, T* dgamma, T* dw_v,
-                        ScoreForm form = ScoreForm::kDot) {
-  const Eigen::Index n = h.rows(), d = h.cols(), r = a.cols();
+void universal_backward(const UniversalOperands<T>& in, const UniversalSample<T>& keep,
+                        ConstMatrixMap<T> d_out, T weight_penalty, T* temporaries,
+                        const UniversalGradients<T>& grads, const ScoreFunction& scores) {
+  const Eigen::Index n = in.h.rows(), d = in.h.cols(), r = in.a.cols();
   T* at = temporaries;
   auto take = [&at](Eigen::Index rows, Eigen::Index cols) {
     MatrixMap<T> block(at, rows, cols);
@@ -220,87 +121,106 @@ void universal_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> a, ConstMatrixMap
   };
   MatrixMap<T> d_z = take(n, d), h_transposed = take(d, n);
   MatrixMap<T> w_v_transposed = take(d, d), d_m = take(n, n);
-  MatrixMap<T> u_sigma = take(n, r), d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
+  T* scratch = at;
+  at += scores.backward_scratch(int(n), int(r), true);
+  MatrixMap<T> d_u = take(n, r), d_v = take(n, r), mixer = take(n, n);
 
-  gated_mix_backward<T>(h, gamma, w_v, read_only(keep.S), read_only(keep.P), read_only(keep.Z),
-                        d_out, d_z, h_transposed, w_v_transposed, d_m, mixer, dh, dgamma, dw_v);
-  // M is no longer needed: its memory holds the distance form's column sums.
-  factor_scores_backward<T>(form, read_only(keep.U), read_only(keep.V), sigma, read_only(d_m),
-                            u_sigma, d_u, d_v, mixer.data(), dsigma);
+  if (grads.dw_v != nullptr) multiply_at(MatrixMap<T>(grads.dw_v, d, d), keep.Z, d_out, true);
+  w_v_transposed = in.w_v.transpose();
+  multiply(d_z, d_out, w_v_transposed);
+  score_core_backward<T>(
+      {int(n), false, true}, kDenseGateOrder,
+      {read_only(keep.S), read_only(keep.P), in.gamma, strided(in.h), strided(d_z), h_transposed,
+       mixer, d_m, d_m, grads.dh, true, grads.dgamma});
+  scores.backward(
+      ScoreOperands<T>{strided(keep.U), strided(keep.V), in.sigma, {int(n), false}, scratch},
+      read_only(d_m), d_u, d_v, grads.dsigma);
   // The penalty: ∂‖UᵀU − I‖²/∂U = 4U(UᵀU − I), over r².
   const T ortho_scale = T(4) * weight_penalty / T(r * r);
   multiply(d_u, keep.U, keep.gram_U, true, ortho_scale);
   multiply(d_v, keep.V, keep.gram_V, true, ortho_scale);
   // U = H·A_content + A_position + 1·a_biasᵀ, likewise V with B.
-  homogeneous_project_backward<T>(h, a, ConstMatrixMap<T>(d_u.data(), n, r), dh, da);
-  homogeneous_project_backward<T>(h, b, ConstMatrixMap<T>(d_v.data(), n, r), dh, db);
+  homogeneous_project_backward<T>(in.h, in.a, ConstMatrixMap<T>(d_u.data(), n, r), grads.dh,
+                                  grads.da);
+  homogeneous_project_backward<T>(in.h, in.b, ConstMatrixMap<T>(d_v.data(), n, r), grads.dh,
+                                  grads.db);
 }
 
-// How the gate is set: learned (γ = sigmoid(g), the universal mixer) or fixed open, γ = 1 (the
-// attention mixer: M = softmax(S); the kernels then compute 0·S + 1·softmax(S) exactly).
-enum class GateMode { kLearned, kOpen };
+// The dense op's inputs by name: their index among its inputs and sinks (-1: absent).
+struct UniversalInputs {
+  int h = 0, a = 1, b = 2, sigma = 3, gamma = 4, w_v = 5;
+};
 
-// inputs: H [B, n, d]; A, B [1, d+n+1, r]; σ [1, 1, r]; γ [1, 1, 1] (learned gate only);
-// W_v [1, d, d]. outputs: the branch [B, n, d] and the penalty [B, 1, 1].
+// inputs: H [B, n, d] and the FactorOperands. outputs: the branch [B, n, d] and the penalty
+// [B, 1, 1].
 template <class T>
 struct FusedUniversalOp : KeepingOp<T> {
   UniversalLayout layout{};
-  GateMode gate = GateMode::kLearned;
-  ScoreForm form = ScoreForm::kDot;
+  UniversalInputs slot;
+  const ScoreFunction* scores = &dot_scores();
 
-  int w_v_input() const { return gate == GateMode::kLearned ? 5 : 4; }
-  T gamma(const Tape<T>& tape) const {
-    return gate == GateMode::kLearned ? tape.value(this->inputs[4]).data[0] : T(1);
+  UniversalOperands<T> operands(const Tape<T>& tape, int b) const {
+    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    return {value(slot.h).view(b),
+            value(slot.a).view(0),
+            value(slot.b).view(0),
+            value(slot.sigma).data,
+            slot.gamma >= 0 ? value(slot.gamma).data[0] : T(1),
+            value(slot.w_v).view(0)};
   }
-  T* gamma_gradient(int b) const {
-    return gate == GateMode::kLearned ? this->sinks[4].begin_sample(b) : nullptr;
+  UniversalGradients<T> gradients(int b) const {
+    auto sink = [&](int index) {
+      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
+    };
+    return {sink(slot.h),     sink(slot.a),     sink(slot.b),
+            sink(slot.sigma), sink(slot.gamma), sink(slot.w_v)};
   }
 
   std::size_t kept_size() const override { return layout.forward_size(); }
-  std::size_t temporaries_size() const override { return layout.backward_size(); }
+  std::size_t temporaries_size() const override {
+    const std::size_t n = layout.n;
+    return std::max(layout.backward_size(),
+                    std::max(n * n, scores->forward_scratch(layout.n, layout.r, true)));
+  }
   void forward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
-    tape.value(this->extra_outputs[0]).sample(b)[0] = universal_forward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
-        tape.value(this->inputs[w_v_input()]).view(0), keep, this->temporaries(tape, b),
-        tape.value(this->output).matrix(b), form);
+    tape.value(this->extra_outputs[0]).sample(b)[0] =
+        universal_forward<T>(operands(tape, b), keep, this->temporaries(tape, b),
+                             tape.value(this->output).matrix(b), *scores);
   }
   void backward_sample(Tape<T>& tape, int b) override {
     UniversalSample<T> keep = universal_sample(this->kept(b), layout);
-    universal_backward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).view(0), tape.value(this->inputs[3]).data, gamma(tape),
-        tape.value(this->inputs[w_v_input()]).view(0), keep, tape.grad(this->output).view(b),
-        tape.grad(this->extra_outputs[0]).sample(b)[0], this->temporaries(tape, b),
-        this->sinks[0].begin_sample(b), this->sinks[1].begin_sample(b),
-        this->sinks[2].begin_sample(b), this->sinks[3].begin_sample(b), gamma_gradient(b),
-        this->sinks[w_v_input()].begin_sample(b), form);
+    universal_backward<T>(operands(tape, b), keep, tape.grad(this->output).view(b),
+                          tape.grad(this->extra_outputs[0]).sample(b)[0],
+                          this->temporaries(tape, b), gradients(b), *scores);
   }
 };
 
-// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}. Without a valid
-// `gamma` the gate is open (γ = 1).
+// Records the fused branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
 template <class T>
-std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
-                                    Var w_v, const std::string& name,
-                                    ScoreForm form = ScoreForm::kDot) {
+std::pair<Var, Var> fused_universal(Tape<T>& tape, Var h, const FactorOperands& factors,
+                                    const std::string& name,
+                                    const ScoreFunction& scores = dot_scores()) {
   const Shape& sh = tape.shape(h);
-  const Shape& sa = tape.shape(a);
-  if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
-      tape.shape(sigma).size() != std::size_t(sa.cols) ||
-      (gamma.valid() && tape.shape(gamma).size() != 1) ||
-      tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+  const Shape& sa = tape.shape(factors.a);
+  if (tape.shape(factors.b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
+      tape.shape(factors.sigma).size() != std::size_t(sa.cols) ||
+      (factors.gamma.valid() && tape.shape(factors.gamma).size() != 1) ||
+      tape.shape(factors.w_v) != Shape{1, sh.cols, sh.cols})
     throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
   auto op = std::make_unique<FusedUniversalOp<T>>();
-  if (gamma.valid()) {
-    op->inputs = {h, a, b, sigma, gamma, w_v};
+  op->inputs = {h, factors.a, factors.b, factors.sigma};
+  if (factors.gamma.valid()) {
+    op->slot.gamma = static_cast<int>(op->inputs.size());
+    op->inputs.push_back(factors.gamma);
   } else {
-    op->inputs = {h, a, b, sigma, w_v};
-    op->gate = GateMode::kOpen;
+    op->slot.gamma = -1;
   }
-  op->layout = UniversalLayout{sh.rows, sh.cols, sa.cols};
-  op->form = form;
+  op->slot.w_v = static_cast<int>(op->inputs.size());
+  op->inputs.push_back(factors.w_v);
+  op->layout =
+      UniversalLayout{sh.rows, sh.cols, sa.cols, scores.backward_scratch(sh.rows, sa.cols, true)};
+  op->scores = &scores;
   const std::vector<Var> outputs = tape.record_outputs(
       std::move(op),
       {{Shape{sh.batch, sh.rows, sh.cols}, name}, {Shape{sh.batch, 1, 1}, name + "_penalty"}});
@@ -338,26 +258,30 @@ void initialize_homogeneous_factors(MatrixMap<T> a, MatrixMap<T> b, const LayerS
   }
 }
 
-// S from U, V and Σ on the tape, op by op: UΣVᵀ, or for the distance form
-// UΣVᵀ − ½‖U_i‖²_Σ − ½‖V_j‖²_Σ with the norms as (U⊙U)·σ and σ·(V⊙V)ᵀ.
-template <class T>
-Var record_factor_scores(Tape<T>& tape, Var u, Var v, Var sigma, ScoreForm form,
-                         const std::string& name) {
-  const Var u_sigma = diag_scale(tape, u, sigma, "U_Sigma");
-  const Var cross = matmul(tape, u_sigma, v, false, true, name);
-  if (form == ScoreForm::kDot) return cross;
-  const Var u_norms = matmul(tape, square(tape, u, "U²"), sigma, false, true, "‖U_i‖²_Σ");
-  const Var v_norms = matmul(tape, sigma, square(tape, v, "V²"), false, true, "‖V_j‖²_Σ");
-  return add_outer(tape, cross, u_norms, v_norms, -0.5, name + " − ½‖U_i‖² − ½‖V_j‖²");
-}
+// A factorized mixer's parameters on the tape: A, B, s (Σ = softplus(s)), g (γ = sigmoid(g);
+// invalid: the gate is open) and W_v.
+struct FactorizedParameters {
+  Var a, b, s, g, w_v;
+};
 
-// Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ (or the distance form of it, `form`), Σ = softplus(s) and
-// M = (1−γ)S + γ·softmax(S), γ = sigmoid(g); without a valid `g` the gate is open and
-// M = softmax(S) (attention).
+// How record_factorized records them: which kernels, whether with the penalty, the layer's
+// shape (a transformer head's is recorded op by op) and the score function.
+struct FactorizedRecording {
+  LayerKernels kernels = LayerKernels::kFused;
+  bool with_penalty = true;
+  LayerShape shape{};
+  const ScoreFunction* scores = &dot_scores();
+};
+
+// Records M(H)·H·W_v with S = H̃AΣBᵀH̃ᵀ (or another score function of U = H̃A, V = H̃B and Σ),
+// Σ = softplus(s) and M = (1−γ)S + γ·softmax(S), γ = sigmoid(g); without a valid `g` the gate is
+// open and M = softmax(S) (attention).
 template <class T>
-MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, Var w_v,
-                             LayerKernels kernels, bool with_penalty, const LayerShape& shape = {},
-                             ScoreForm form = ScoreForm::kDot) {
+MixerGraph record_factorized(Tape<T>& tape, Var h, const FactorizedParameters& params,
+                             const FactorizedRecording& how) {
+  const auto& [a, b, s, g, w_v] = params;
+  const LayerShape& shape = how.shape;
+  const ScoreFunction& scores = *how.scores;
   const Var sigma = softplus(tape, s, "Sigma");
   const Var gamma = g.valid() ? sigmoid(tape, g, "gamma") : Var{};
   MixerGraph graph;
@@ -367,7 +291,7 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
     graph.kernel = "composite";
     graph.U = homogeneous_project(tape, h, a, "U");
     graph.V = homogeneous_project(tape, h, b, "V");
-    const Var S = scale(tape, record_factor_scores(tape, graph.U, graph.V, sigma, form, "UΣVᵀ"),
+    const Var S = scale(tape, scores.record(tape, graph.U, graph.V, sigma, "UΣVᵀ"),
                         1.0 / std::sqrt(double(shape.r)), "S");
     const Var attention = shape.causal ? causal_softmax_rows(tape, S, "softmax_S")
                                        : softmax_rows(tape, S, "softmax_S");
@@ -377,36 +301,37 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, Var a, Var b, Var s, Var g, V
     graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
     graph.out =
         matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");
-    if (with_penalty)
+    if (how.with_penalty)
       graph.penalty =
           add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
     return graph;
   }
-  if (kernels != LayerKernels::kComposite) {
+  if (how.kernels != LayerKernels::kComposite) {
     // The structured kernel where it saves enough FLOPs (universal_structured.hpp), else the
-    // dense one; both take a learned or an open gate. The structured kernel has the bilinear
-    // form only: the distance form always runs on the dense kernel (kStructured included).
+    // dense one; both take a learned or an open gate. The structured kernel expands the bilinear
+    // form: any other score function runs on the dense kernel (kStructured included).
     const Shape input = tape.shape(h);
     const bool structured =
-        form == ScoreForm::kDot && (kernels == LayerKernels::kStructured ||
-                                    (kernels == LayerKernels::kFused &&
-                                     structured_pays(input.rows, input.cols, tape.shape(a).cols,
-                                                     input.batch, tape.needs_grad(h))));
+        scores.bilinear() && (how.kernels == LayerKernels::kStructured ||
+                              (how.kernels == LayerKernels::kFused &&
+                               structured_pays(input.rows, input.cols, tape.shape(a).cols,
+                                               input.batch, tape.needs_grad(h))));
     graph.kernel = structured ? "structured" : "dense";
-    std::tie(graph.out, graph.penalty) =
-        structured ? structured_universal(tape, h, a, b, sigma, gamma, w_v, "branch")
-                   : fused_universal(tape, h, a, b, sigma, gamma, w_v, "branch", form);
+    const FactorOperands factors{a, b, sigma, gamma, w_v};
+    std::tie(graph.out, graph.penalty) = structured
+                                             ? structured_universal(tape, h, factors, "branch")
+                                             : fused_universal(tape, h, factors, "branch", scores);
     return graph;
   }
   graph.kernel = "composite";
   graph.U = homogeneous_project(tape, h, a, "U");
   graph.V = homogeneous_project(tape, h, b, "V");
-  const Var S = record_factor_scores(tape, graph.U, graph.V, sigma, form, "S");
+  const Var S = scores.record(tape, graph.U, graph.V, sigma, "S");
   const Var attention = softmax_rows(tape, S, "softmax_S");
   graph.M = gamma.valid() ? lerp(tape, S, attention, gamma, "M") : attention;
   const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
   graph.out = matmul(tape, mixed, w_v, false, false, "branch");
-  if (with_penalty)
+  if (how.with_penalty)
     graph.penalty =
         add(tape, gram_penalty(tape, graph.U, "U"), gram_penalty(tape, graph.V, "V"), "penalty");
   return graph;
@@ -495,8 +420,8 @@ class UniversalMixer : public Mixer<T> {
   MixerGraph record(Tape<T>& tape, Var h, const std::vector<Var>& params, Var w_v,
                     const LayerShape& shape, LayerKernels kernels,
                     bool with_penalty) const override {
-    return record_factorized(tape, h, params[kA], params[kB], params[kS], params[kG], w_v, kernels,
-                             with_penalty, shape);
+    return record_factorized(tape, h, {params[kA], params[kB], params[kS], params[kG], w_v},
+                             {kernels, with_penalty, shape});
   }
   HeadInputs record_head_inputs(Tape<T>& tape, const std::vector<Var>& params,
                                 const LayerShape& shape) const override {

@@ -20,11 +20,19 @@
 #include <algorithm>
 
 #include "model/mixer.hpp"
+#include "model/mixers/score_core.hpp"
 #include "tape/keeping_op.hpp"
 #include "tape/ops.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace ufl::model {
+
+// A factorized mixer's kernel inputs on the tape, as the dense and structured kernels take them:
+// A, B [1, d+n+1, r], σ [1, 1, r], γ [1, 1, 1] (invalid: the gate is open, γ = 1, the attention
+// mixer) and W_v [1, d, d].
+struct FactorOperands {
+  Var a, b, sigma, gamma, w_v;
+};
 
 // ---- FLOPs and the choice between the kernels --------------------------------------------------
 
@@ -102,6 +110,7 @@ enum UniversalBlock : int {
 // it runs once per step, before the batch (forward) and after it (backward).
 template <class T>
 struct UniversalBlocksOp : Op<T> {
+  enum Input : int { kA, kB, kSigma };  // its inputs (and sinks) by name
   int n = 0, d = 0, r = 0;
 
   // A'_p, B'_p, A_cΣ, A'_pΣ, B_cΣ, B'_pΣ and, for backward, d(A_cΣ), d(A'_pΣ), dB_c, dB'_p and
@@ -133,10 +142,10 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void forward_sample(Tape<T>& tape, int) override {
-    const auto a = tape.value(this->inputs[0]).view(0);
-    const auto b = tape.value(this->inputs[1]).view(0);
+    const auto a = tape.value(this->inputs[kA]).view(0);
+    const auto b = tape.value(this->inputs[kB]).view(0);
     const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma(
-        tape.value(this->inputs[2]).data, r);
+        tape.value(this->inputs[kSigma]).data, r);
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     w.a_p = a.middleRows(d, n).rowwise() + a.row(d + n);  // A'_p = A_p + 1·a_biasᵀ
@@ -165,12 +174,12 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void backward_sample(Tape<T>& tape, int) override {
-    T* da = this->sinks[0].begin_sample(0);
-    T* db = this->sinks[1].begin_sample(0);
-    T* dsigma = this->sinks[2].begin_sample(0);
-    const auto a = tape.value(this->inputs[0]).view(0);
-    const auto b = tape.value(this->inputs[1]).view(0);
-    const T* sigma = tape.value(this->inputs[2]).data;
+    T* da = this->sinks[kA].begin_sample(0);
+    T* db = this->sinks[kB].begin_sample(0);
+    T* dsigma = this->sinks[kSigma].begin_sample(0);
+    const auto a = tape.value(this->inputs[kA]).view(0);
+    const auto b = tape.value(this->inputs[kB]).view(0);
+    const T* sigma = tape.value(this->inputs[kSigma]).data;
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     auto g = [&](int index) { return block_grad(tape, index); };
@@ -440,26 +449,49 @@ void gram_family_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks, cons
   multiply(d_h, tmp.d_t, tmp.cc_t, true);
 }
 
+// The structured kernel's order of the gate's backward sums (score_core.hpp).
+inline constexpr GateBackwardOrder kStructuredGateOrder{false, true};
+
+// One sample's operands of the structured kernel, by name.
 template <class T>
-T structured_forward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
-                     const BlockViews<T>& psi, const GramScalars<T>& phi_scalars,
-                     const GramScalars<T>& psi_scalars, T gamma, ConstMatrixMap<T> w_v, int r,
-                     StructuredSample<T>& keep, StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
-  const Eigen::Index n = h.rows();
-  tmp.h_t = h.transpose();
-  structured_bilinear(h, omega, tmp, keep.T_S, keep.S);
-  // Row softmax with the row maximum subtracted, so large logits stay finite; then the mixer
-  // M = (1−γ)S + γP, row by row while both rows are in cache.
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T row_max = keep.S.row(i).maxCoeff();
-    keep.P.row(i).array() = (keep.S.row(i).array() - row_max).exp();
-    keep.P.row(i) *= T(1) / keep.P.row(i).sum();
-    tmp.mixer.row(i) = (T(1) - gamma) * keep.S.row(i) + gamma * keep.P.row(i);
-  }
-  multiply(keep.Z, tmp.mixer, h);
-  multiply(out, keep.Z, w_v);
-  return (gram_family_forward(h, phi, phi_scalars, r, keep.u, tmp) +
-          gram_family_forward(h, psi, psi_scalars, r, keep.v, tmp)) /
+struct StructuredOperands {
+  ConstMatrixMap<T> h;                      // H (n×d)
+  BlockViews<T> omega, phi, psi;            // the blocks of Ω, Φ and Ψ
+  GramScalars<T> phi_scalars, psi_scalars;  // ‖pp‖²_F and tr pp of Φ and Ψ
+  T gamma;                                  // 1 with an open gate
+  ConstMatrixMap<T> w_v;                    // W_v (d×d)
+  int r;                                    // the rank
+};
+
+// The scalar gradients of one Gram family (per-group slots; nullptr: none).
+template <class T>
+struct ScalarGrads {
+  T *squared_norm, *trace;
+};
+
+// Where one sample's gradients go: dH is added to the input's gradient, the others to the blocks'
+// and parameters' per-group slots; each nullptr when not needed.
+template <class T>
+struct StructuredGradients {
+  T* dh;
+  BlockGrads<T> d_omega, d_phi, d_psi;
+  ScalarGrads<T> d_phi_scalars, d_psi_scalars;
+  T *dgamma, *dw_v;
+};
+
+// S from the blocks of Ω, then the score-head core (score_core.hpp) with V = H, out = M·H·W_v,
+// and the penalty from Φ and Ψ.
+template <class T>
+T structured_forward(const StructuredOperands<T>& in, StructuredSample<T>& keep,
+                     StructuredTemporaries<T>& tmp, MatrixMap<T> out) {
+  const int n = int(in.h.rows()), r = in.r;
+  tmp.h_t = in.h.transpose();
+  structured_bilinear(in.h, in.omega, tmp, keep.T_S, keep.S);
+  score_core_forward<T>({n, false, true}, keep.S, keep.P, tmp.mixer, in.gamma, strided(in.h),
+                        strided_out(keep.Z));
+  multiply(out, keep.Z, in.w_v);
+  return (gram_family_forward(in.h, in.phi, in.phi_scalars, r, keep.u, tmp) +
+          gram_family_forward(in.h, in.psi, in.psi_scalars, r, keep.v, tmp)) /
          T(double(r) * r);
 }
 
@@ -485,51 +517,37 @@ void structured_bilinear_backward(ConstMatrixMap<T> h, const BlockViews<T>& bloc
   multiply(d_h, tmp.d_t, tmp.cc_t, true);  // T = H·cc: dH += dT·ccᵀ
 }
 
-// The scalar gradients of one Gram family (per-group slots; nullptr: none).
 template <class T>
-struct ScalarGrads {
-  T *squared_norm, *trace;
-};
-
-template <class T>
-void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const BlockViews<T>& phi,
-                         const BlockViews<T>& psi, T gamma, ConstMatrixMap<T> w_v, int r,
-                         StructuredSample<T>& keep, ConstMatrixMap<T> d_out, T weight_penalty,
-                         StructuredTemporaries<T>& tmp, T* dh, const BlockGrads<T>& d_omega,
-                         const BlockGrads<T>& d_phi, const BlockGrads<T>& d_psi,
-                         const ScalarGrads<T>& d_phi_scalars, const ScalarGrads<T>& d_psi_scalars,
-                         T* dgamma, T* dw_v) {
-  const Eigen::Index n = h.rows();
-  // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ, dM = dZ·Hᵀ, dH = Mᵀ·dZ (+ via S, G).
-  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, h.cols(), h.cols()), keep.Z, d_out, true);
-  tmp.w_v_t = w_v.transpose();
+void structured_backward(const StructuredOperands<T>& in, StructuredSample<T>& keep,
+                         ConstMatrixMap<T> d_out, T weight_penalty, StructuredTemporaries<T>& tmp,
+                         const StructuredGradients<T>& grads) {
+  const ConstMatrixMap<T> h = in.h;
+  // out = Z·W_v, Z = M·H: dW_v = Zᵀ·dOut, dZ = dOut·W_vᵀ; the core's backward with V = H
+  // (dH += Mᵀ·dZ, dM into the mixer's memory, dγ, dS in place of S); then S's blocks and dH.
+  if (grads.dw_v != nullptr)
+    multiply_at(MatrixMap<T>(grads.dw_v, h.cols(), h.cols()), keep.Z, d_out, true);
+  tmp.w_v_t = in.w_v.transpose();
   multiply(tmp.d_z, d_out, tmp.w_v_t);
-  tmp.h_t = h.transpose();
-  MatrixMap<T> d_s = keep.S;  // reuse: S is needed only through P − S from here on
-  if (dh != nullptr) {
-    tmp.mixer = (T(1) - gamma) * keep.S + gamma * keep.P;
-    multiply_at(MatrixMap<T>(dh, n, h.cols()), tmp.mixer, tmp.d_z, true);
-  }
-  // M = (1−γ)S + γP: dγ = Σ dM⊙(P − S), then S is overwritten by dS = (1−γ)dM + the softmax
-  // backward of γ·dM, row by row.
-  multiply(tmp.mixer, tmp.d_z, tmp.h_t);  // dM (the mixer buffer is free now)
-  T gamma_grad = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    gamma_grad +=
-        (tmp.mixer.row(i).array() * (keep.P.row(i).array() - keep.S.row(i).array())).sum();
-    const T inner = tmp.mixer.row(i).dot(keep.P.row(i));
-    d_s.row(i).array() = (T(1) - gamma) * tmp.mixer.row(i).array() +
-                         gamma * keep.P.row(i).array() * (tmp.mixer.row(i).array() - inner);
-  }
-  if (dgamma != nullptr) *dgamma += gamma_grad;
-  structured_bilinear_backward(h, omega, read_only(keep.T_S), read_only(d_s), tmp, d_omega, dh);
+  MatrixMap<T> d_s = keep.S;  // S is needed only until its row of dS is written
+  score_core_backward<T>(
+      {int(h.rows()), false, true}, kStructuredGateOrder,
+      {read_only(keep.S), read_only(keep.P), in.gamma, strided(h), strided(tmp.d_z), tmp.h_t,
+       tmp.mixer, tmp.mixer, d_s, grads.dh, true, grads.dgamma});
+  structured_bilinear_backward(h, in.omega, read_only(keep.T_S), read_only(d_s), tmp, grads.d_omega,
+                               grads.dh);
   // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
-  const T c = weight_penalty / T(double(r) * r);
-  gram_family_backward(h, phi, keep.u, c, tmp, d_phi, d_phi_scalars.squared_norm,
-                       d_phi_scalars.trace, dh);
-  gram_family_backward(h, psi, keep.v, c, tmp, d_psi, d_psi_scalars.squared_norm,
-                       d_psi_scalars.trace, dh);
+  const T c = weight_penalty / T(double(in.r) * in.r);
+  gram_family_backward(h, in.phi, keep.u, c, tmp, grads.d_phi, grads.d_phi_scalars.squared_norm,
+                       grads.d_phi_scalars.trace, grads.dh);
+  gram_family_backward(h, in.psi, keep.v, c, tmp, grads.d_psi, grads.d_psi_scalars.squared_norm,
+                       grads.d_psi_scalars.trace, grads.dh);
 }
+
+// The structured op's inputs by name: their index among its inputs and sinks (-1: absent).
+struct StructuredInputs {
+  int h = 0, blocks = 1;  // the kBlockCount blocks and scalars from `blocks` on
+  int gamma = 1 + kBlockCount, w_v = 2 + kBlockCount;
+};
 
 // inputs: H [B, n, d]; the blocks and scalars (kBlockCount); γ [1, 1, 1] (a learned gate only);
 // W_v [1, d, d]. outputs: branch [B, n, d], penalty [B, 1, 1]. Without γ the gate is open, γ = 1
@@ -537,85 +555,91 @@ void structured_backward(ConstMatrixMap<T> h, const BlockViews<T>& omega, const 
 template <class T>
 struct StructuredUniversalOp : KeepingOp<T> {
   StructuredLayout layout{};
-  bool learned_gate = true;
+  StructuredInputs slot;
   int r = 0;
 
   std::size_t kept_size() const override { return layout.forward_size(); }
   std::size_t temporaries_size() const override { return layout.backward_size(); }
-  BlockViews<T> family(Tape<T>& tape, int first) const {
-    auto view = [&](int k) { return tape.value(this->inputs[1 + first + k]).view(0); };
-    return BlockViews<T>{view(0), view(1), view(2), view(3)};
+  StructuredOperands<T> operands(const Tape<T>& tape, int b) const {
+    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    auto family = [&](int first) {
+      auto view = [&](int k) { return value(slot.blocks + first + k).view(0); };
+      return BlockViews<T>{view(0), view(1), view(2), view(3)};
+    };
+    auto scalars = [&](int squared_norm, int trace) {
+      return GramScalars<T>{value(slot.blocks + squared_norm).data[0],
+                            value(slot.blocks + trace).data[0]};
+    };
+    return {value(slot.h).view(b),
+            family(kOmegaCC),
+            family(kPhiCC),
+            family(kPsiCC),
+            scalars(kPhiPPSquaredNorm, kPhiPPTrace),
+            scalars(kPsiPPSquaredNorm, kPsiPPTrace),
+            slot.gamma >= 0 ? value(slot.gamma).data[0] : T(1),
+            value(slot.w_v).view(0),
+            r};
   }
-  BlockGrads<T> family_grads(int first, int b) const {
-    auto sink = [&](int k) { return this->sinks[1 + first + k].begin_sample(b); };
-    return BlockGrads<T>{sink(0), sink(1), sink(2), sink(3)};
-  }
-  GramScalars<T> scalars(Tape<T>& tape, int squared_norm, int trace) const {
-    return GramScalars<T>{tape.value(this->inputs[1 + squared_norm]).data[0],
-                          tape.value(this->inputs[1 + trace]).data[0]};
-  }
-  ScalarGrads<T> scalar_grads(int squared_norm, int trace, int b) const {
-    return ScalarGrads<T>{this->sinks[1 + squared_norm].begin_sample(b),
-                          this->sinks[1 + trace].begin_sample(b)};
-  }
-  int w_v_input() const { return learned_gate ? 2 + kBlockCount : 1 + kBlockCount; }
-  T gamma(Tape<T>& tape) const {
-    return learned_gate ? tape.value(this->inputs[1 + kBlockCount]).data[0] : T(1);
-  }
-  ConstMatrixMap<T> w_v(Tape<T>& tape) const {
-    return tape.value(this->inputs[w_v_input()]).view(0);
+  // Every sink is grabbed before the kernel: begin_sample clears a group's slot at its first
+  // sample.
+  StructuredGradients<T> gradients(int b) const {
+    auto sink = [&](int index) {
+      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
+    };
+    auto family = [&](int first) {
+      const int at = slot.blocks + first;
+      return BlockGrads<T>{sink(at), sink(at + 1), sink(at + 2), sink(at + 3)};
+    };
+    auto scalars = [&](int squared_norm, int trace) {
+      return ScalarGrads<T>{sink(slot.blocks + squared_norm), sink(slot.blocks + trace)};
+    };
+    return {sink(slot.h),
+            family(kOmegaCC),
+            family(kPhiCC),
+            family(kPsiCC),
+            scalars(kPhiPPSquaredNorm, kPhiPPTrace),
+            scalars(kPsiPPSquaredNorm, kPsiPPTrace),
+            sink(slot.gamma),
+            sink(slot.w_v)};
   }
 
   void forward_sample(Tape<T>& tape, int b) override {
     StructuredSample<T> keep = structured_sample(this->kept(b), layout);
     StructuredTemporaries<T> tmp =
         structured_temporaries(this->temporaries(tape, b), layout.n, layout.d);
-    tape.value(this->extra_outputs[0]).sample(b)[0] = structured_forward<T>(
-        tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC), family(tape, kPhiCC),
-        family(tape, kPsiCC), scalars(tape, kPhiPPSquaredNorm, kPhiPPTrace),
-        scalars(tape, kPsiPPSquaredNorm, kPsiPPTrace), gamma(tape), w_v(tape), r, keep, tmp,
-        tape.value(this->output).matrix(b));
+    tape.value(this->extra_outputs[0]).sample(b)[0] =
+        structured_forward<T>(operands(tape, b), keep, tmp, tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
     StructuredSample<T> keep = structured_sample(this->kept(b), layout);
     StructuredTemporaries<T> tmp =
         structured_temporaries(this->temporaries(tape, b), layout.n, layout.d);
-    // Grab every sink before the kernel: begin_sample clears a group's slot at its first sample.
-    const BlockGrads<T> d_omega = family_grads(kOmegaCC, b), d_phi = family_grads(kPhiCC, b),
-                        d_psi = family_grads(kPsiCC, b);
-    const ScalarGrads<T> d_phi_scalars = scalar_grads(kPhiPPSquaredNorm, kPhiPPTrace, b),
-                         d_psi_scalars = scalar_grads(kPsiPPSquaredNorm, kPsiPPTrace, b);
-    T* dh = this->sinks[0].begin_sample(b);
-    T* dgamma = learned_gate ? this->sinks[1 + kBlockCount].begin_sample(b) : nullptr;
-    T* dw_v = this->sinks[w_v_input()].begin_sample(b);
-    structured_backward<T>(tape.value(this->inputs[0]).view(b), family(tape, kOmegaCC),
-                           family(tape, kPhiCC), family(tape, kPsiCC), gamma(tape), w_v(tape), r,
-                           keep, tape.grad(this->output).view(b),
-                           tape.grad(this->extra_outputs[0]).sample(b)[0], tmp, dh, d_omega, d_phi,
-                           d_psi, d_phi_scalars, d_psi_scalars, dgamma, dw_v);
+    structured_backward<T>(operands(tape, b), keep, tape.grad(this->output).view(b),
+                           tape.grad(this->extra_outputs[0]).sample(b)[0], tmp, gradients(b));
   }
 };
 
-// Records the structured branch; returns {branch [B, n, d], penalty [B, 1, 1]}. Without a valid
-// `gamma` the gate is open (γ = 1).
+// Records the structured branch; returns {branch [B, n, d], penalty [B, 1, 1]}.
 template <class T>
-std::pair<Var, Var> structured_universal(Tape<T>& tape, Var h, Var a, Var b, Var sigma, Var gamma,
-                                         Var w_v, const std::string& name) {
+std::pair<Var, Var> structured_universal(Tape<T>& tape, Var h, const FactorOperands& factors,
+                                         const std::string& name) {
   // Copies: recording the blocks below may move the tape's node storage.
   const Shape sh = tape.shape(h);
-  const Shape sa = tape.shape(a);
-  if (tape.shape(b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
-      tape.shape(sigma).size() != std::size_t(sa.cols) ||
-      (gamma.valid() && tape.shape(gamma).size() != 1) ||
-      tape.shape(w_v) != Shape{1, sh.cols, sh.cols})
+  const Shape sa = tape.shape(factors.a);
+  if (tape.shape(factors.b) != sa || sa.batch != 1 || sa.rows != sh.cols + sh.rows + 1 ||
+      tape.shape(factors.sigma).size() != std::size_t(sa.cols) ||
+      (factors.gamma.valid() && tape.shape(factors.gamma).size() != 1) ||
+      tape.shape(factors.w_v) != Shape{1, sh.cols, sh.cols})
     throw std::logic_error(name + ": shapes do not fit H " + sh.str() + " and A " + sa.str());
-  const std::vector<Var> blocks = universal_blocks(tape, a, b, sigma, sh.rows, sh.cols, name);
+  const std::vector<Var> blocks =
+      universal_blocks(tape, factors.a, factors.b, factors.sigma, sh.rows, sh.cols, name);
   auto op = std::make_unique<StructuredUniversalOp<T>>();
   op->inputs = {h};
   op->inputs.insert(op->inputs.end(), blocks.begin(), blocks.end());
-  op->learned_gate = gamma.valid();
-  if (op->learned_gate) op->inputs.push_back(gamma);
-  op->inputs.push_back(w_v);
+  op->slot.gamma = factors.gamma.valid() ? static_cast<int>(op->inputs.size()) : -1;
+  if (factors.gamma.valid()) op->inputs.push_back(factors.gamma);
+  op->slot.w_v = static_cast<int>(op->inputs.size());
+  op->inputs.push_back(factors.w_v);
   op->layout = StructuredLayout{sh.rows, sh.cols};
   op->r = sa.cols;
   const std::vector<Var> outputs = tape.record_outputs(

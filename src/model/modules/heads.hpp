@@ -101,7 +101,7 @@ class HeadsModule : public Module<T> {
         packed.push_back(in.query_weights);
         packed.push_back(in.key_weights);
         slot.score = {shape_.n,      shape_.r,        shape_.values(),
-                      shape_.causal, in.gate.valid(), in.distance};
+                      shape_.causal, in.gate.valid(), in.score_function};
       }
       slot.value_col = column;
       column += shape_.values();

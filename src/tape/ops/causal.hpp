@@ -10,47 +10,9 @@
 #include <cmath>
 
 #include "tape/ops/broadcast.hpp"
+#include "tape/ops/softmax.hpp"
 
 namespace ufl {
-
-template <class T>
-void causal_softmax_forward(const T* s, T* p, int n) {
-  for (int i = 0; i < n; ++i) {
-    const T* in = s + std::size_t(i) * n;
-    T* out = p + std::size_t(i) * n;
-    const T row_max = *std::max_element(in, in + i + 1);
-    T total = 0;
-    for (int j = 0; j <= i; ++j) total += (out[j] = std::exp(in[j] - row_max));
-    const T inverse = T(1) / total;
-    for (int j = 0; j <= i; ++j) out[j] *= inverse;
-    for (int j = i + 1; j < n; ++j) out[j] = T(0);
-  }
-}
-
-// dS_ij += P_ij (dP_ij − Σ_{k≤i} dP_ik P_ik) for j ≤ i.
-template <class T>
-void causal_softmax_backward(const T* p, const T* dp, T* ds, int n) {
-  for (int i = 0; i < n; ++i) {
-    const std::size_t row = std::size_t(i) * n;
-    T inner = 0;
-    for (int j = 0; j <= i; ++j) inner += dp[row + j] * p[row + j];
-    for (int j = 0; j <= i; ++j) ds[row + j] += p[row + j] * (dp[row + j] - inner);
-  }
-}
-
-template <class T>
-struct CausalSoftmaxOp : Op<T> {
-  void forward_sample(Tape<T>& tape, int b) override {
-    const auto p = tape.value(this->output);
-    causal_softmax_forward(tape.value(this->inputs[0]).sample(b), p.sample(b), p.shape.rows);
-  }
-  void backward_sample(Tape<T>& tape, int b) override {
-    T* ds = this->sinks[0].begin_sample(b);
-    if (ds == nullptr) return;
-    const auto p = tape.value(this->output);
-    causal_softmax_backward(p.sample(b), tape.grad(this->output).sample(b), ds, p.shape.rows);
-  }
-};
 
 // The weight of row i: 1, or 1/(i + 1) for the row mean.
 template <class T>
@@ -96,7 +58,9 @@ Var record_square(Tape<T>& tape, std::unique_ptr<Op<T>> op, Var s, std::string n
 
 template <class T>
 Var causal_softmax_rows(Tape<T>& tape, Var s, std::string name = "causal_softmax") {
-  return record_square<T>(tape, std::make_unique<CausalSoftmaxOp<T>>(), s, std::move(name));
+  auto op = std::make_unique<SoftmaxRowsOp<T>>();
+  op->causal = true;
+  return record_square<T>(tape, std::move(op), s, std::move(name));
 }
 template <class T>
 Var lower_triangular(Tape<T>& tape, Var s, std::string name = "lower_triangular") {

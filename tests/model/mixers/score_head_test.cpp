@@ -1,6 +1,6 @@
 // The score head of the fused transformer kernel (src/model/mixers/score_head.hpp): known scores
-// in, known mixtures out (the dot product and the distance form), and its backward against
-// central differences in double.
+// in, known mixtures out (the dot product and the distance mixer's score function), and its
+// backward against central differences in double.
 #include "model/mixers/score_head.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/rng.hpp"
+#include "model/mixers/distance.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
@@ -80,7 +81,7 @@ TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean
 }
 
 TEST_CASE("the distance form: S_ij = −½‖Q_i − K_j‖², mixed by a closed gate or the softmax") {
-  const ScoreHeadShape shape{3, 2, 1, false, true, true};
+  const ScoreHeadShape shape{3, 2, 1, false, true, &negative_distance_scores()};
   Matrix q(3, 2), k(3, 2), v(3, 1);
   q << 0, 0, 1, 0, 0, 2;
   k << 0, 0, 1, 1, 2, 0;  // S = −½·[0 2 4; 1 1 1; 4 2 8]
@@ -96,7 +97,7 @@ TEST_CASE("the distance form: S_ij = −½‖Q_i − K_j‖², mixed by a closed
   CHECK(smoothed(0, 0) == doctest::Approx((1 + 2 * w1 + 3 * w2) / (1 + w1 + w2)));
   CHECK(smoothed(1, 0) == doctest::Approx(2));
   // Causal, γ = 0: row i's mean over j ≤ i of S_ij (the norms subtracted there too).
-  const ScoreHeadShape causal{3, 2, 1, true, true, true};
+  const ScoreHeadShape causal{3, 2, 1, true, true, &negative_distance_scores()};
   const Matrix masked = forward(causal, q, k, v, 0.0, kept);
   CHECK(masked(0, 0) == doctest::Approx(0));
   CHECK(masked(1, 0) == doctest::Approx(-0.5 * (1 + 2) / 2));
@@ -110,7 +111,8 @@ TEST_CASE("the score head's backward matches central differences, gated or not, 
         CAPTURE(distance);
         CAPTURE(gated);
         CAPTURE(causal);
-        const ScoreHeadShape shape{5, 3, 2, causal, gated, distance};
+        const ScoreHeadShape shape{
+            5, 3, 2, causal, gated, distance ? &negative_distance_scores() : &dot_scores()};
         data::Rng rng(7, data::Stream::kMonteCarlo);
         Matrix q = random(5, 3, rng), k = random(5, 3, rng), v = random(5, 2, rng);
         const Matrix weights = random(5, 2, rng);  // loss = Σ weights ⊙ out
