@@ -601,10 +601,10 @@ class Transformer(torch.nn.Module):
         """The mean cross-entropy over every position, or its weighted mean (ufl's next_token
         loss: only positions of weight 1 are scored)."""
         logits = self.logits(tokens)
+        if weights is None:  # as before the weights existed, to the bit
+            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
         losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                  reduction="none")
-        if weights is None:
-            return losses.mean()
         weights = weights.reshape(-1)
         return (losses * weights).sum() / weights.sum()
 
@@ -634,10 +634,10 @@ def transformer_optimizer(model, a):
                              lr=a.lr, betas=(0.9, 0.99), eps=1e-8)
 
 
-def transformer_step(model, optimizer, tokens, targets, lr, clip):
+def transformer_step(model, optimizer, tokens, targets, lr, clip, weights=None):
     for group in optimizer.param_groups:
         group["lr"] = lr
-    loss = model(tokens, targets)
+    loss = model(tokens, targets, weights)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     if clip > 0:
@@ -744,14 +744,8 @@ def mqar_train(a):
     for step in range(1, a.steps + 1):
         rows = torch.randint(a.train_size, (a.batch,), generator=generator)
         tokens, weights = train_tokens[rows], train_weights[rows]
-        for group in optimizer.param_groups:
-            group["lr"] = transformer_lr(step, a)
-        loss = model(tokens[:, :-1], tokens[:, 1:], weights)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if a.clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
-        optimizer.step()
+        loss = transformer_step(model, optimizer, tokens[:, :-1], tokens[:, 1:],
+                                transformer_lr(step, a), a.clip, weights)
         if step % a.eval_every == 0 or step == a.steps:
             test_loss, accuracy = test()
             curve.append({"step": step, "train_loss": loss.item(), "test_loss": test_loss,
