@@ -135,15 +135,9 @@ run_part() {
   if [ "${SLURM:-0}" = 1 ]; then
     announce_runs "$1"
     if [ "$todo" -gt 0 ]; then
-      local list
-      list=$(mktemp "$results/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
-      cp "$run_list" "$list"
-      # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
-      job=$(sbatch --parsable --output="$results/logs/slurm-%A_%a.out" --open-mode=append \
-        ${SBATCH_ARGS:-} --array="0-$((todo - 1))%${ARRAY_LIMIT:-50}" \
-        "$root/scripts/sweeps/slurm_array.sh" "$list")
-      echo "submitted $todo runs as Slurm job ${job%%;*}; run this script again when it has" \
-           "ended, to go on with the next part or write the report"
+      "$root/scripts/sweeps/slurm_array.sh" --list "$run_list" "$results"
+      echo "run this script again when the job has ended, to go on with the next part or write" \
+           "the report"
       exit 0
     fi
   else

@@ -52,22 +52,31 @@ if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
   exec bash -c "${BASH_REMATCH[1]}exec ${BASH_REMATCH[3]}"
 fi
 
-# Submit mode: write the grid, then submit only the runs that are not complete yet.
+# Submit mode: write the grid, then submit only the runs that are not complete yet; with --list,
+# submit a commands file written elsewhere (one shell line per run, e.g. by
+# scripts/reproduce_transformer.sh with SLURM=1), its Slurm output in OUT_DIR/logs.
 [ $# -ge 2 ] || { sed -n '8,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$(realpath -m "$1")
-SWEEP_LIST_ONLY=1 "$root/scripts/sweep.sh" "$@"
-n=$(wc -l < "$out/pending.txt")
+if [ "$1" = --list ]; then
+  [ $# -eq 3 ] || { echo "usage: slurm_array.sh --list COMMANDS_FILE OUT_DIR" >&2; exit 2; }
+  pending=$2 out=$(realpath -m "$3") collect=""
+else
+  out=$(realpath -m "$1")
+  SWEEP_LIST_ONLY=1 "$root/scripts/sweep.sh" "$@"
+  pending=$out/pending.txt collect="; when done: $root/build/ufl collect $out --out $out/runs.csv"
+fi
+n=$(wc -l < "$pending")
 [ "$n" -gt 0 ] || { echo "all runs complete; collect with: $root/build/ufl collect $out --out $out/runs.csv"; exit 0; }
 # A snapshot of the runs not complete yet: a later resubmission rewrites pending.txt, and
 # tasks still queued (or requeued) from this one must keep reading the lines they were
 # numbered by.
+mkdir -p "$out/logs"
 todo=$(mktemp "$out/pending-$(date +%Y%m%d-%H%M%S)-XXXX")
-cp "$out/pending.txt" "$todo"
+cp "$pending" "$todo"
 # Slurm's own output next to the runs' logs, not in the folder we were called from; appended
 # to, so that a requeued task's file keeps every attempt (SBATCH_ARGS may override both).
 # shellcheck disable=SC2086  # SBATCH_ARGS holds several flags
 job=$(sbatch --parsable --output="$out/logs/slurm-%A_%a.out" --open-mode=append ${SBATCH_ARGS:-} \
   --array="0-$((n - 1))%${ARRAY_LIMIT:-50}" "$0" "$todo")
 job=${job%%;*}  # --parsable prints JOBID[;CLUSTER]
-echo "submitted $n tasks as Slurm job $job; when done: $root/build/ufl collect $out --out $out/runs.csv"
+echo "submitted $n tasks as Slurm job $job$collect"
