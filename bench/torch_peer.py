@@ -106,16 +106,21 @@ def parse_transformer_args(argv):
                    help="--replay: largest |torch − ufl| loss difference allowed over the "
                         "first --compare-steps steps")
     p.add_argument("--corpus", default="/usr/share/games/fortunes")
-    p.add_argument("--task", choices=["text", "mqar"], default="text",
-                   help="--train: the corpus (text) or multi-query associative recall generated "
+    p.add_argument("--task", choices=["text", "mqar", "induction"], default="text",
+                   help="--train: the corpus (text), multi-query associative recall generated "
                         "here as ufl's `mqar` kind draws it (docs/transformer.md §2), scored on "
-                        "the queries only")
+                        "the queries only, or Section 7's induction task under denoise "
+                        "(docs/section7.md §2; attention only, no causal mask, MSE)")
+    p.add_argument("--d", type=int, default=16, help="--task induction: dataset.d")
+    p.add_argument("--noise", type=float, default=0.5, help="--task induction: dataset.noise")
     p.add_argument("--vocab", type=int, default=256, help="--task mqar: dataset.vocab")
     p.add_argument("--pairs", type=int, default=8, help="--task mqar: dataset.pairs")
     p.add_argument("--filler", choices=["random", "blank"], default="random",
                    help="--task mqar: dataset.filler")
-    p.add_argument("--train-size", type=int, default=8192, help="--task mqar: training sequences")
-    p.add_argument("--test-size", type=int, default=512, help="--task mqar: test sequences")
+    p.add_argument("--train-size", type=int, default=8192,
+                   help="--task mqar, induction: training sequences")
+    p.add_argument("--test-size", type=int, default=512,
+                   help="--task mqar, induction: test sequences")
     p.add_argument("--mixer", choices=["attention", "universal", "distance", "linear"],
                    default="universal")
     p.add_argument("--n", type=int, default=64)
@@ -513,7 +518,7 @@ class Mixing(torch.nn.Module):
     has a universal head's parameters and scores S_ij = -1/2 sum_k sigma_k (u_ik - v_jk)^2 / sqrt(r)
     (src/model/mixers/distance.hpp)."""
 
-    def __init__(self, mixer, n, width, heads, depth, std, gate_init=0.99):
+    def __init__(self, mixer, n, width, heads, depth, std, gate_init=0.99, causal=True):
         super().__init__()
         self.mixer, self.h, self.r, self.dv = mixer, heads, width // heads, width // heads
         scores = mixer != "linear"
@@ -531,7 +536,8 @@ class Mixing(torch.nn.Module):
         if mixer == "linear":  # one n x n matrix per head, starting at I
             self.M = torch.nn.Parameter(torch.eye(n).repeat(heads, 1, 1))
         self.W_o = torch.nn.Parameter(torch.randn(width, width) * std / math.sqrt(2 * depth))
-        self.register_buffer("mask", torch.ones(n, n, dtype=torch.bool).tril())
+        mask = torch.ones(n, n, dtype=torch.bool)  # denoise (--task induction): no mask
+        self.register_buffer("mask", mask.tril() if causal else mask)
         self.register_buffer("positions", torch.arange(1, n + 1, dtype=torch.float32).view(n, 1))
 
     def forward(self, y):
@@ -564,11 +570,11 @@ class Mixing(torch.nn.Module):
 class TransformerBlock(torch.nn.Module):
     """x + Mixing(LN(x)), then + W_2 GELU(W_1 LN(.) + b_1) + b_2 (docs/transformer.md §1)."""
 
-    def __init__(self, a, std):
+    def __init__(self, a, std, causal=True):
         super().__init__()
         hidden = 4 * a.width
         self.norm1 = torch.nn.LayerNorm(a.width)
-        self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std, a.gate_init)
+        self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std, a.gate_init, causal)
         self.norm2 = torch.nn.LayerNorm(a.width)
         self.W_1 = torch.nn.Parameter(torch.randn(a.width, hidden) * std)
         self.b_1 = torch.nn.Parameter(torch.zeros(hidden))
@@ -763,9 +769,123 @@ def mqar_train(a):
     return 0
 
 
+def induction_samples(rng, count, n, d, noise):
+    """`count` samples of Section 7's `induction` kind (docs/section7.md §2, src/data/induction.cpp)
+    with NumPy's generator, not ufl's: K = n/4 keys and values N(0, I_d); the first half holds the
+    pairs side by side in a random order, the second the keys in another order, each followed by
+    a blank whose target is its key's value and whose input is noise only. Returns the noisy
+    inputs and the clean targets, count x n x d."""
+    pairs, half = n // 4, n // 2
+    keys = rng.standard_normal((count, pairs, d))
+    values = rng.standard_normal((count, pairs, d))
+    first = np.argsort(rng.random((count, pairs)), axis=1)
+    second = np.argsort(rng.random((count, pairs)), axis=1)
+    rows = np.arange(count)[:, None]
+    clean = np.zeros((count, n, d))
+    clean[:, 0:half:2], clean[:, 1:half:2] = keys[rows, first], values[rows, first]
+    clean[:, half::2], clean[:, half + 1::2] = keys[rows, second], values[rows, second]
+    shown = clean.copy()
+    shown[:, half + 1::2] = 0.0
+    noisy = shown + noise * rng.standard_normal((count, n, d))
+    return torch.tensor(noisy, dtype=torch.float32), torch.tensor(clean, dtype=torch.float32)
+
+
+class Denoiser(torch.nn.Module):
+    """ufl's transformer blocks under `denoise` (docs/transformer.md §1, §7): the input
+    zero-padded to the width plus the position embedding P, blocks without a causal mask, and
+    the first d channels of the stream as the output."""
+
+    def __init__(self, a, d, std=0.02):
+        super().__init__()
+        self.d, self.width = d, a.width
+        self.P = torch.nn.Parameter(torch.randn(a.n, a.width) * std)
+        self.blocks = torch.nn.ModuleList(TransformerBlock(a, std, causal=False)
+                                          for _ in range(a.depth))
+
+    def forward(self, x):
+        h = F.pad(x, (0, self.width - self.d)) + self.P
+        for block in self.blocks:
+            h = block(h)
+        return h[..., :self.d]
+
+
+def induction_train(a):
+    """Trains the blocks on Section 7's induction task (MSE) and prints the test MSE, the blank
+    rows' MSE and η_fix against the best fixed operator's closed-form MSE (JSON)."""
+    if a.mixer != "attention":
+        raise SystemExit("torch_peer.py: --task induction trains attention only (the control)")
+    if a.n % 4:
+        raise SystemExit("torch_peer.py: --task induction needs --n divisible by 4")
+    a.steps = a.steps or 6000
+    rng = np.random.default_rng(a.seed)
+    train_x, train_c = induction_samples(rng, a.train_size, a.n, a.d, a.noise)
+    test_x, test_c = induction_samples(rng, a.test_size, a.n, a.d, a.noise)
+    fixed_mse = induction_fixed_mse(a.n, a.noise)
+    torch.manual_seed(a.seed)
+    model = Denoiser(a, a.d)
+    optimizer = transformer_optimizer(model, a)
+    generator = torch.Generator().manual_seed(a.seed)
+    blanks = slice(a.n // 2 + 1, a.n, 2)
+
+    @torch.no_grad()
+    def test():
+        error = (model(test_x) - test_c) ** 2
+        return error.mean().item(), error[:, blanks].mean().item()
+
+    curve, began = [], time.perf_counter()
+    for step in range(1, a.steps + 1):
+        rows = torch.randint(a.train_size, (a.batch,), generator=generator)
+        for group in optimizer.param_groups:
+            group["lr"] = transformer_lr(step, a)
+        loss = ((model(train_x[rows]) - train_c[rows]) ** 2).mean()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if a.clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
+        optimizer.step()
+        if step % a.eval_every == 0 or step == a.steps:
+            test_mse, blank_mse = test()
+            curve.append({"step": step, "train_loss": loss.item(), "test_mse": test_mse,
+                          "blank_mse": blank_mse, "eta_fix": fixed_mse / test_mse})
+            print(f"step {step:5d}/{a.steps}  loss {loss.item():.4f}  test_mse {test_mse:.4f}  "
+                  f"blank_mse {blank_mse:.4f}  eta_fix {fixed_mse / test_mse:.3f}",
+                  file=sys.stderr, flush=True)
+    result = {"impl": "torch", "task": "induction", "mixer": a.mixer, "seed": a.seed,
+              "steps": a.steps, "n": a.n, "d": a.d, "noise": a.noise, "width": a.width,
+              "depth": a.depth, "heads": a.heads, "lr": a.lr, "fixed_mse": fixed_mse,
+              "test_mse": curve[-1]["test_mse"], "blank_mse": curve[-1]["blank_mse"],
+              "eta_fix": curve[-1]["eta_fix"], "seconds": time.perf_counter() - began,
+              "curve": curve}
+    print(json.dumps({k: v for k, v in result.items() if k != "curve"}))
+    if a.out:
+        with open(a.out, "w") as handle:
+            json.dump(result, handle, indent=1)
+    return 0
+
+
+def induction_fixed_mse(n, noise):
+    """The best fixed linear operator's MSE, tr(Γ − ΓP(PΓP + σ²I)⁻¹PΓ)/n per channel
+    (docs/section7.md §2): Γ the positions' covariance (two positions share a key or a value with
+    probability 1/K), P the projector that drops the blank rows."""
+    pairs, half = n // 4, n // 2
+    gamma = np.eye(n)
+    for first in range(0, half, 2):
+        for second in range(half, n, 2):
+            gamma[first, second] = gamma[second, first] = 1.0 / pairs
+            gamma[first + 1, second + 1] = gamma[second + 1, first + 1] = 1.0 / pairs
+    keep = np.ones(n)
+    keep[half + 1::2] = 0.0
+    projector = np.diag(keep)
+    shown = projector @ gamma @ projector + noise ** 2 * np.eye(n)
+    operator = gamma @ projector @ np.linalg.inv(shown)
+    return float(np.trace(gamma - operator @ projector @ gamma) / n)
+
+
 def transformer_train(a):
     if a.task == "mqar":
         return mqar_train(a)
+    if a.task == "induction":
+        return induction_train(a)
     a.steps = a.steps or 2000
     text, files = read_corpus(a.corpus)
     characters = sorted(set(text))
