@@ -10,6 +10,7 @@
 #include "model/mixers/universal.hpp"
 #include "model/model.hpp"
 #include "tape/tape.hpp"
+// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
 #include "train/resource_estimate.hpp"
 
 namespace ufl::model {

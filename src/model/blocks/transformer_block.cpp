@@ -13,6 +13,7 @@
 #include "model/modules/mlp.hpp"
 #include "model/modules/norm.hpp"
 #include "tape/tape.hpp"
+// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
 #include "train/resource_estimate.hpp"
 
 namespace ufl::model {
