@@ -5,6 +5,7 @@
 
 #include "analysis/head_scores.hpp"
 #include "io/npy.hpp"
+#include "model/blocks/transformer_block.hpp"
 
 namespace ufl::analysis {
 
@@ -32,9 +33,9 @@ nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWind
   const int n = model.n;
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t l = 0; l < model.blocks.size() && l < windows.size(); ++l) {
-    const auto& mixing =
-        dynamic_cast<const model::HeadsModule<float>&>(*model.blocks[l].branches[0][1]);
-    const auto all = model.views(model.blocks[l].slices[0][1]);
+    const model::TransformerBlock<float>& block = model::transformer_block(model, l);
+    const auto& mixing = block.heads();
+    const auto all = model.views(block.heads_slices());
     nlohmann::json heads = nlohmann::json::array();
     for (std::size_t k = 0; k < windows[l].size(); ++k) {
       const std::optional<double> gamma = mixing.mixer().gate(mixing.head_parameters(all, int(k)));

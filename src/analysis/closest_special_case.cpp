@@ -80,8 +80,8 @@ std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
                                                const model::Model<float>& model) {
   const model::Mixer<float>* attention = model::find_mixer<float>("attention");
   // Distance scores run as attention would be a dot-product head the layer never was.
-  if (attention == nullptr || model.layers.front().mixer == attention ||
-      model.layers.front().mixer->distance_scores())
+  if (attention == nullptr || model.layer(0).mixer == attention ||
+      model.layer(0).mixer->distance_scores())
     return std::nullopt;
   model::LayerConfig config = model.layer_config;
   config.mixer = attention->name();
@@ -97,7 +97,7 @@ std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
   }
   model::Evaluator evaluator(fit, dataset.test.count);
   return InputDependentFit{std::string(attention->name()), evaluator.mse(dataset.test),
-                           parameter_count(*attention, fit.layers.front().shape, config)};
+                           parameter_count(*attention, fit.layer(0).shape, config)};
 }
 
 // Whether every per-sample optimum is non-negative with equal row sums: a row-stochastic
@@ -443,7 +443,7 @@ void add_parsimony(json& metrics, const data::Dataset& dataset, const model::Mod
                    const Eigen::MatrixXd& layer_mean, const Eigen::MatrixXd& optimal_mean,
                    const AnalysisConfig& thresholds) {
   if (model.depth() != 1) return;
-  const model::Layer<float>& layer = model.layers.front();
+  const model::Layer<float>& layer = model.layer(0);
   const model::Mixer<float>& mixer = *layer.mixer;
   const data::SampleSet& test = dataset.test;
   const double test_mse = metrics.at("test_mse").get<double>();

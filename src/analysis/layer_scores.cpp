@@ -19,11 +19,11 @@ LayerTally::LayerTally(const model::Model<float>& model, int layer, const data::
     : model_(model),
       layer_(layer),
       dataset_(dataset),
-      n_(model.layers[layer].shape.n),
-      width_(model.layers[layer].shape.d),
-      r_(model.layers[layer].shape.r),
+      n_(model.layer(layer).shape.n),
+      width_(model.layer(layer).shape.d),
+      r_(model.layer(layer).shape.r),
       saved_(saved),
-      factors_(model.layers[layer].mixer->has_factors()),
+      factors_(model.layer(layer).mixer->has_factors()),
       operators_(collect_spectra) {
   for (const data::RoutingCheck& check : dataset.kind->routing_checks) {
     checks_.emplace_back();
@@ -79,7 +79,7 @@ std::vector<std::pair<std::string, double>> LayerTally::routing_checks() const {
 }
 
 LayerReport LayerTally::report(const LayerContext& context, bool with_arrays) const {
-  const model::Layer<float>& layer = model_.layers[layer_];
+  const model::Layer<float>& layer = model_.layer(layer_);
   const model::ConstParameterViews<float> params = model_.mixer_parameters(layer_);
   const Eigen::MatrixXd mean = operators_.mean();
   const OperatorScores scores = score_operator(mean, operators_.input_dependence(),

@@ -88,7 +88,7 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
   const int half_width = context.half_width, targets_k99 = context.targets_k99;
   const AnalysisConfig& thresholds = context.thresholds;
   const data::DatasetConfig& spec = dataset.spec;
-  const model::Layer<float>& layer = model.layers.front();
+  const model::Layer<float>& layer = model.layer(0);
   const model::Mixer<float>& mixer = *layer.mixer;
   const model::ConstParameterViews<float> mixer_params = model.mixer_parameters(0);
   const int n = spec.n, width = layer.shape.d, r = layer.shape.r;

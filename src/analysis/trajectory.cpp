@@ -34,7 +34,7 @@ void ScoreTrajectory::observe(const model::SampleOutputs& outputs) {
 }
 
 std::vector<double> ScoreTrajectory::finish(const model::Model<float>& model) {
-  const std::optional<double> gate = model.layers.front().mixer->gate(model.mixer_parameters(0));
+  const std::optional<double> gate = model.layer(0).mixer->gate(model.mixer_parameters(0));
   const Eigen::MatrixXd mean = operators_.mean();
   return {gate.value_or(std::numeric_limits<double>::quiet_NaN()),
           operators_.input_dependence(),

@@ -130,7 +130,7 @@ int run_show(const ShowArguments& arguments) {
     const int depth = model.value("depth", 1);
     const std::string block = model.value("block", std::string("mixer"));
     const model::BlockKind* kind = model::find_block_kind(block);
-    if (depth > 1 || (kind != nullptr && kind->has_heads))
+    if (depth > 1 || (kind != nullptr && !kind->single_layer_at_depth_one()))
       what += ", " + std::to_string(depth) + " " + block + " block" + (depth == 1 ? "" : "s") +
               " of width " + number(model, "width", "{:.0f}");
     const int steps = config.value("train", json::object()).value("steps", 0);

@@ -41,11 +41,17 @@ void assign(Field& field, const json& value) {
 
 std::string number_text(double value) { return json(value).dump(); }
 
-// layer.gate_init in transformer blocks: the heads start close to attention, since the
-// unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
-// the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
-// §10; chosen on seeds 11 and 12 of the copying check).
-constexpr double kTransformerGateInit = 0.99;
+// "0.5, or 0.99 in transformer blocks": the first kind's default γ, and each other kind's where it
+// differs (model/blocks/).
+std::string gate_init_text() {
+  const std::vector<const model::BlockKind*>& kinds = model::block_kinds();
+  const double first = kinds.front()->default_gate_init();
+  std::string text = number_text(first);
+  for (const model::BlockKind* kind : kinds)
+    if (kind->default_gate_init() != first)
+      text += ", or " + number_text(kind->default_gate_init()) + " in " + kind->name() + " blocks";
+  return text;
+}
 
 // Builds one Key from an accessor of its field; rules are added with .rule().
 template <class Field>
@@ -102,10 +108,16 @@ class Entry {
     key_.rule = std::move(words);
     return *this;
   }
-  // A key of transformer blocks only (model.block): giving it to a mixer block is an error, and a
-  // mixer block's config.json does not hold it.
-  Entry& owned_by_block(std::string block) {
-    key_.owners = KeyOwners{"model.block", "block", {std::move(block)}};
+  // A key that only some kinds of block read: those that list it (BlockKind::config_keys), so a
+  // new kind claims its keys without an edit here. Giving it to another kind is an error, and
+  // another kind's config.json does not hold it.
+  Entry& used_by_blocks() {
+    key_.owners = KeyOwners{"model.block", "block", {}};
+    for (const model::BlockKind* kind : model::block_kinds()) {
+      const std::vector<std::string> reads = kind->config_keys();
+      if (std::find(reads.begin(), reads.end(), key_.path) != reads.end())
+        key_.owners.values.push_back(kind->name());
+    }
     return *this;
   }
   // A layer key that only some mixers read: those that list it (Mixer::config_keys), so a new
@@ -173,7 +185,7 @@ std::vector<Key> build_table() {
                 const data::DatasetKind* data = data::find_dataset_kind(c.dataset.kind);
                 if (record == nullptr) return false;
                 if (data != nullptr && record->tokens != bool(data->tokens)) return false;
-                return !record->tokens || (block != nullptr && block->has_heads);
+                return !record->tokens || (block != nullptr && block->takes_tokens());
               },
               [](const Config& c) -> std::string {
                 const task::TaskRecord* record = task::find_task(c.task.kind);
@@ -313,16 +325,17 @@ std::vector<Key> build_table() {
           .follows("dataset.n, or model.width / layer.heads in transformer blocks",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     c.layer.rank = block != nullptr && block->has_heads && c.model.width > 0 &&
-                                            c.layer.heads > 0
-                                        ? c.model.width / c.layer.heads
-                                        : c.dataset.n;
+                     c.layer.rank =
+                         block != nullptr
+                             ? block->default_rank(c.dataset.n, c.model.width, c.layer.heads)
+                             : c.dataset.n;
                    })
           .rule(
               "an integer, 1 ≤ r ≤ dataset.n (any r ≥ 1 in transformer blocks)",
               [](const int& rank, const Config& c) {
                 const model::BlockKind* block = model::find_block_kind(c.model.block);
-                return rank >= 1 && (rank <= c.dataset.n || (block != nullptr && block->has_heads));
+                return rank >= 1 &&
+                       (rank <= c.dataset.n || (block != nullptr && block->rank_above_n()));
               },
               [](const Config& c) {
                 return c.layer.rank < 1 ? std::string("an integer ≥ 1")
@@ -338,12 +351,10 @@ std::vector<Key> build_table() {
                     "γ at initialisation, the gate of the universal and distance mixers between S "
                     "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
-          .follows("0.5, or " + number_text(kTransformerGateInit) +
-                       " in transformer blocks (docs/transformer.md §10)",
+          .follows(gate_init_text() + " (docs/transformer.md §10)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     c.layer.gate_init =
-                         block != nullptr && block->has_heads ? kTransformerGateInit : 0.5;
+                     c.layer.gate_init = block != nullptr ? block->default_gate_init() : 0.5;
                    })
           .rule("a number, 0 < γ < 1",
                 [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),
@@ -365,13 +376,13 @@ std::vector<Key> build_table() {
                  "h, heads per layer: each head has its own mixer parameters and mixes a D/h-wide "
                  "slice of values; the heads' outputs are concatenated and projected by W_o "
                  "(transformer blocks; docs/transformer.md §3)")
-          .owned_by_block("transformer")
+          .used_by_blocks()
           .rule(
               "an integer ≥ 1 dividing model.width; 1 for mixer blocks",
               [](const int& heads, const Config& c) {
                 const model::BlockKind* block = model::find_block_kind(c.model.block);
                 return heads >= 1 && c.model.width % heads == 0 &&
-                       (heads == 1 || (block != nullptr && block->has_heads));
+                       (heads == 1 || (block != nullptr && block->takes_heads()));
               },
               [](const Config& c) {
                 if (c.layer.heads < 1) return std::string("an integer ≥ 1");
@@ -419,26 +430,26 @@ std::vector<Key> build_table() {
       Entry<std::string>("model.norm", &Config::model, &model::ModelConfig::norm,
                          "transformer blocks: the norm before the mixer, before the MLP and after "
                          "the last block (layernorm with gain and bias, or rmsnorm with gain)")
-          .owned_by_block("transformer")
+          .used_by_blocks()
           .rule("one of " + model::norm_kind_names(),
                 [](const std::string& norm, const Config&) {
                   return model::find_norm_kind(norm) != nullptr;
                 }),
       Entry<int>("model.mlp_ratio", &Config::model, &model::ModelConfig::mlp_ratio,
                  "transformer blocks: the MLP's hidden width as a multiple of model.width")
-          .owned_by_block("transformer")
+          .used_by_blocks()
           .rule("an integer, 1 ≤ ratio ≤ 16",
                 [](const int& ratio, const Config&) { return ratio >= 1 && ratio <= 16; }),
       Entry<bool>("model.position_embedding", &Config::model,
                   &model::ModelConfig::position_embedding,
                   "a learned n×D position embedding P added to the stream's input (the token "
                   "embedding, or the zero-padded rows of float input)")
-          .owned_by_block("transformer"),
+          .used_by_blocks(),
       Entry<double>("model.init_std", &Config::model, &model::ModelConfig::init_std,
                     "transformer blocks: every matrix starts as N(0, init_std²), the two that "
                     "write into the residual stream (W_o, W₂) as N(0, (init_std/√(2L))²), as "
                     "GPT-2")
-          .owned_by_block("transformer")
+          .used_by_blocks()
           .rule("a number > 0", positive()),
       Entry<int>("train.steps", &Config::train, &train::TrainConfig::steps,
                  "training steps (one minibatch each)")

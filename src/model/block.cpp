@@ -21,23 +21,31 @@ std::string names_of(const std::vector<Record>& table) {
 
 }  // namespace
 
-const std::vector<BlockKind>& block_kinds() {
-  static const std::vector<BlockKind> table = {
-      {"mixer",
-       "H_l = ρ·H_{l−1} + M(H_{l−1})·H_{l−1}·W_v: one mixer, no norm, no MLP (Section 8, "
-       "section 7)",
-       false},
-      {"transformer",
-       "pre-norm: h = x + W_o·[heads of M(norm(x))·norm(x)·W_v,k], then h + MLP(norm(h))", true},
+// The registry of block kinds: one line per kind, each defined in its file of model/blocks/.
+const BlockKind& mixer_block_kind();
+const BlockKind& transformer_block_kind();
+
+const std::vector<const BlockKind*>& block_kinds() {
+  static const std::vector<const BlockKind*> table = {
+      &mixer_block_kind(),        // ρ·H + M(H)·H·W_v: Section 8's layer, section 7's stack
+      &transformer_block_kind(),  // pre-norm heads and MLP (docs/transformer.md §1)
   };
   return table;
 }
-const BlockKind* find_block_kind(const std::string& name) { return find_in(block_kinds(), name); }
+const BlockKind* find_block_kind(const std::string& name) {
+  for (const BlockKind* kind : block_kinds())
+    if (kind->name() == name) return kind;
+  return nullptr;
+}
 const BlockKind& block_kind(const std::string& name) {
   if (const BlockKind* kind = find_block_kind(name)) return *kind;
   throw std::invalid_argument("unknown model.block '" + name + "'; one of " + block_kind_names());
 }
-std::string block_kind_names() { return names_of(block_kinds()); }
+std::string block_kind_names() {
+  std::string names;
+  for (const BlockKind* kind : block_kinds()) names += (names.empty() ? "" : ", ") + kind->name();
+  return names;
+}
 
 const std::vector<NormKind>& norm_kinds() {
   static const std::vector<NormKind> table = {{"layernorm", true}, {"rmsnorm", false}};

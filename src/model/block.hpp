@@ -1,26 +1,106 @@
 #pragma once
-// What one layer of a stack is (model.block) and which norm a transformer block uses
-// (model.norm): one record each, so no other file compares their names (docs/transformer.md §1).
+// What one layer of a stack is (model.block; docs/transformer.md §1). A block kind is one file of
+// model/blocks/ and one line of the registry in model/block.cpp: it answers everything the rest
+// of the code asks about it (its config keys and defaults, how it builds, initialises and records
+// its blocks, what a run of them needs, how a run is described and measured), so no other file
+// compares block names; the model holds one list of its blocks (nanoGPT's Block as the seam).
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "data/rng.hpp"
+#include "model/mixer.hpp"
+#include "model/model_config.hpp"
+#include "model/parameters.hpp"
+
+namespace ufl::data {
+struct DatasetConfig;
+}
+namespace ufl::train {
+struct TrainConfig;
+struct ResourceEstimate;
+}  // namespace ufl::train
+
 namespace ufl::model {
 
-struct BlockKind {
-  std::string name;     // the value of model.block
-  std::string summary;  // one line for the docs
-  bool has_heads;       // layer.heads may exceed 1; the block is a list of modules (modules/)
+template <class T>
+class Model;
+template <class T>
+struct ModelGraph;
+
+// One block of a stack. Its parameters are slices of the model's one buffer, added by its kind's
+// build(); the block holds no other state, so copies of a model share their blocks.
+template <class T>
+class Block {
+ public:
+  virtual ~Block() = default;
+  // Draws its initial parameters from the model's one initialisation stream (blocks in order).
+  virtual void initialize(Model<T>& model, data::Rng& rng) const = 0;
+  // Records the block on the stream `h` and returns the stream after it; what the analysis reads
+  // of it (its M, its heads, its kernel) goes into `graph`.
+  virtual Var record(Tape<T>& tape, Model<T>& model, Var h, bool with_grads, LayerKernels kernels,
+                     ModelGraph<T>& graph) const = 0;
 };
 
+// A kind of block: one instance each for the whole program (model/block.cpp's registry).
+class BlockKind {
+ public:
+  virtual ~BlockKind() = default;
+  virtual std::string name() const = 0;     // the value of model.block
+  virtual std::string summary() const = 0;  // one line for the docs
+
+  // --- The config (config/keys.cpp) ---
+  // Keys that only this kind reads: given to another kind they are an error, and another kind's
+  // config.json does not hold them.
+  virtual std::vector<std::string> config_keys() const { return {}; }
+  virtual bool takes_tokens() const { return false; }  // token input: the next_token task
+  virtual bool takes_heads() const { return false; }   // layer.heads may exceed 1
+  virtual bool rank_above_n() const { return false; }  // layer.rank may exceed dataset.n
+  virtual int default_rank(int n, int /*width*/, int /*heads*/) const { return n; }
+  virtual double default_gate_init() const { return 0.5; }
+
+  // --- Building (model/model.cpp) ---
+  // Adds the kind's parameter slices to the model's buffer, in the order its initialisation draws
+  // them, and its `model.config.depth` blocks to model.blocks.
+  virtual void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const = 0;
+  virtual void build(Model<double>& model, const Mixer<double>& mixer, bool causal) const = 0;
+
+  // --- What a run needs (train/resource_estimate.hpp): its memory and time per step ---
+  virtual train::ResourceEstimate estimate(const data::DatasetConfig& dataset,
+                                           const LayerConfig& layer, const ModelConfig& model,
+                                           const train::TrainConfig& train, int threads,
+                                           bool data_from_files) const = 0;
+
+  // --- Describing and measuring a run ---
+  // True when a stack of depth 1 is Section 8's single layer, which summaries do not name.
+  virtual bool single_layer_at_depth_one() const { return false; }
+  // The stack in a denoise run's one-line description: ", 2 layers of width 8 (residual)", or ""
+  // for the single layer.
+  virtual std::string stack_text(const ModelConfig& model, int d) const = 0;
+  // Which measures a denoise run takes: those of each head (analysis/block_measure.hpp, its
+  // head_map.py figure), or Section 8's of each layer's one operator M (analysis/measure.hpp,
+  // the score trajectory).
+  virtual bool measured_by_head() const { return false; }
+};
+
+const std::vector<const BlockKind*>& block_kinds();
+const BlockKind* find_block_kind(const std::string& name);
+const BlockKind& block_kind(const std::string& name);  // throws std::invalid_argument
+std::string block_kind_names();
+
+// The parameter `index` of `params` as a tape node.
+template <class T>
+Var parameter_node(Tape<T>& tape, Parameters<T>& params, int index, bool with_grads) {
+  const ParameterSlice& slice = params.slice(index);
+  return tape.parameter(params.value(index), with_grads ? params.grad(index) : nullptr, slice.rows,
+                        slice.cols, slice.name);
+}
+
+// Which norm a transformer block uses (model.norm): one record each.
 struct NormKind {
   std::string name;  // the value of model.norm
   bool has_bias;     // layernorm: gain and bias; rmsnorm: gain only
 };
-
-const std::vector<BlockKind>& block_kinds();
-const BlockKind* find_block_kind(const std::string& name);
-const BlockKind& block_kind(const std::string& name);  // throws std::invalid_argument
-std::string block_kind_names();
 
 const std::vector<NormKind>& norm_kinds();
 const NormKind* find_norm_kind(const std::string& name);

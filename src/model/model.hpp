@@ -1,8 +1,9 @@
 #pragma once
-// The model: a list of layers over one flat parameter buffer (as micrograd's MLP.layers), and its
+// The model: a list of blocks over one flat parameter buffer (as micrograd's MLP.layers), and its
 // forward graph on the tape (docs/section7.md §1):
-//   H_0 = [X, 0] (n×D, the input zero-padded to the stream's width), H_l = layer_l(H_{l−1}),
+//   H_0 = [X, 0] (n×D, the input zero-padded to the stream's width), H_l = block_l(H_{l−1}),
 //   Y = H_L[:, :d].
+// What a block is, and everything that depends on it, belongs to its kind (model/block.hpp).
 // Depth 1 on the data's own channels (D = d, no padding, no slice) is the single layer of
 // docs/experiment.md §2, with the same parameters, initialisation and results.
 #include <memory>
@@ -14,9 +15,7 @@
 #include "model/layer.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model_config.hpp"
-#include "model/modules/heads.hpp"
-#include "model/modules/mlp.hpp"
-#include "model/modules/norm.hpp"
+#include "model/module.hpp"
 
 namespace ufl::model {
 
@@ -30,7 +29,7 @@ class Model {
   Model(int n, int d, const ModelConfig& model, const LayerConfig& layer, int vocab = 0,
         bool causal = false);
 
-  int depth() const { return static_cast<int>(layers.size() + blocks.size()); }
+  int depth() const { return static_cast<int>(blocks.size()); }
   bool tokens() const { return vocab > 0; }
   // Views of a list of slices (a module's parameters).
   ConstParameterViews<T> views(const std::vector<int>& slices) const {
@@ -43,34 +42,24 @@ class Model {
     for (int index : slices) list.push_back(params.matrix(index));
     return list;
   }
-  ParameterViews<T> mixer_parameters(int l) {
-    ParameterViews<T> views;
-    for (int index : layers[l].mixer_slices) views.push_back(params.matrix(index));
-    return views;
-  }
-  ConstParameterViews<T> mixer_parameters(int l) const {
-    ConstParameterViews<T> views;
-    for (int index : layers[l].mixer_slices) views.push_back(params.matrix(index));
-    return views;
-  }
-  MatrixMap<T> w_v(int l) { return params.matrix(layers[l].w_v_slice); }
-  ConstMatrixMap<T> w_v(int l) const { return params.matrix(layers[l].w_v_slice); }
+  // Block l of a stack of mixer blocks (model.block = "mixer"), its mixer's parameters and W_v.
+  const Layer<T>& layer(int l) const { return dynamic_cast<const Layer<T>&>(*blocks[l]); }
+  ParameterViews<T> mixer_parameters(int l) { return views(layer(l).mixer_slices); }
+  ConstParameterViews<T> mixer_parameters(int l) const { return views(layer(l).mixer_slices); }
+  MatrixMap<T> w_v(int l) { return params.matrix(layer(l).w_v_slice); }
+  ConstMatrixMap<T> w_v(int l) const { return params.matrix(layer(l).w_v_slice); }
 
   int n, d, width, vocab = 0;
   ModelConfig config;
   LayerConfig layer_config;
-  std::vector<Layer<T>> layers;               // model.block = "mixer"
-  std::vector<TransformerBlock<T>> blocks;    // model.block = "transformer"
-  int token_table = -1, position_table = -1;  // E (vocab×D, token input only) and P (n×D)
-  std::shared_ptr<const Module<T>>
-      final_norm;  // token input only (modules hold no state: shared by copies)
+  const BlockKind* kind = nullptr;                      // model.block
+  std::vector<std::shared_ptr<const Block<T>>> blocks;  // the stack, built by `kind`
+  // Set by kinds that read them (docs/transformer.md §1): E (vocab×D, token input only), P (n×D),
+  // and the final norm (token input only); modules hold no state, so copies share them.
+  int token_table = -1, position_table = -1;
+  std::shared_ptr<const Module<T>> final_norm;
   std::vector<int> final_norm_slices;
   Parameters<T> params;
-
- private:
-  // Transformer blocks (docs/transformer.md §1): E and P, then per block its branches
-  // [norm1, heads] and [norm2, mlp], then the final norm; slices named blockL/….
-  void add_transformer(const Mixer<T>& chosen, bool causal);
 };
 
 // A transformer block on the tape: its input and output and each head's mixer graph.
@@ -92,93 +81,40 @@ struct ModelGraph {
   Var token_table;  // E on the tape (token input), shared by the embedding and the head
 };
 
-// The parameter `index` of `params` as a tape node.
+// Records the model for `batch` samples, as one recipe: the stream's input (X, zero-padded to the
+// width, or the token embedding E[x]), plus P where the model has it; each block in turn; the
+// output (the first d channels, or the final norm that the task's tied head reads). With
+// `with_grads` the parameters get gradients.
 template <class T>
-Var parameter_node(Tape<T>& tape, Parameters<T>& params, int index, bool with_grads) {
-  const ParameterSlice& slice = params.slice(index);
-  return tape.parameter(params.value(index), with_grads ? params.grad(index) : nullptr, slice.rows,
-                        slice.cols, slice.name);
-}
-
-// Token input, transformer blocks and the final norm (docs/transformer.md §1).
-template <class T>
-ModelGraph<T> record_transformer(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
-                                 LayerKernels kernels) {
+ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
+                           LayerKernels kernels = LayerKernels::kFused) {
   ModelGraph<T> graph;
-  auto nodes = [&](const std::vector<int>& slices) {
-    std::vector<Var> vars;
-    for (int index : slices) vars.push_back(parameter_node(tape, model.params, index, with_grads));
-    return vars;
-  };
+  // A stream as wide as the data needs neither padding nor slicing: the single layer of
+  // docs/experiment.md §2 is recorded op for op as before.
+  const bool padded = model.width != model.d;
   Var h;
   if (model.tokens()) {
     graph.x = tape.input(Shape{batch, model.n, 1}, "tokens");
     graph.token_table = parameter_node(tape, model.params, model.token_table, with_grads);
     h = embed(tape, graph.x, graph.token_table, "E[x]");
-    if (model.position_table >= 0)
-      h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
-              "E[x]+P");
   } else {
     graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
-    h = model.width != model.d ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
-    if (model.position_table >= 0)
-      h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
-              "H_0+P");
+    h = padded ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
   }
+  if (model.position_table >= 0)
+    h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
+            model.tokens() ? "E[x]+P" : "H_0+P");
   graph.stream = h;
-  for (const TransformerBlock<T>& block : model.blocks) {
-    BlockGraph recorded;
-    recorded.input = h;
-    recorded.kernel = "composite";
-    for (std::size_t b = 0; b < block.branches.size(); ++b) {
-      // A branch [norm, module] as one fused op where the module has one (docs/transformer.md
-      // §8); op by op otherwise, and always for kComposite (the reference, which exposes M).
-      if (kernels != LayerKernels::kComposite && block.branches[b].size() == 2)
-        if (const auto* norm = dynamic_cast<const NormModule<T>*>(block.branches[b][0].get())) {
-          const ModuleGraph fused = block.branches[b][1]->record_branch(
-              tape, h, norm->inputs(nodes(block.slices[b][0])), nodes(block.slices[b][1]));
-          if (fused.out.valid()) {
-            h = fused.out;
-            recorded.kernel = "fused";
-            continue;
-          }
-        }
-      Var branch = h;
-      for (std::size_t m = 0; m < block.branches[b].size(); ++m) {
-        ModuleGraph out = block.branches[b][m]->record(tape, branch, nodes(block.slices[b][m]));
-        branch = out.out;
-        for (MixerGraph& head : out.heads) recorded.heads.push_back(head);
-      }
-      h = add(tape, h, branch, "residual");
-    }
-    recorded.output = h;
-    graph.blocks.push_back(recorded);
+  for (const auto& block : model.blocks)
+    h = block->record(tape, model, h, with_grads, kernels, graph);
+  if (model.tokens()) {
+    std::vector<Var> norm;
+    for (int index : model.final_norm_slices)
+      norm.push_back(parameter_node(tape, model.params, index, with_grads));
+    graph.y = model.final_norm->record(tape, h, norm).out;
+  } else {
+    graph.y = padded ? leading_columns(tape, h, model.d, "Y") : h;
   }
-  if (model.tokens())
-    graph.y = model.final_norm->record(tape, h, nodes(model.final_norm_slices)).out;
-  else
-    graph.y = model.width != model.d ? leading_columns(tape, h, model.d, "Y") : h;
-  return graph;
-}
-
-// Records the model for `batch` samples. With `with_grads` the parameters get gradients.
-template <class T>
-ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
-                           LayerKernels kernels = LayerKernels::kFused) {
-  if (!model.blocks.empty()) return record_transformer(tape, model, batch, with_grads, kernels);
-  ModelGraph<T> graph;
-  graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
-  // A stream as wide as the data needs neither padding nor slicing: the single layer of
-  // docs/experiment.md §2 is recorded op for op as before.
-  const bool padded = model.width != model.d;
-  graph.stream = padded ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
-  Var h = graph.stream;
-  for (const Layer<T>& layer : model.layers) {
-    graph.layers.push_back(
-        record_layer(tape, layer, model.params, h, model.config.residual, with_grads, kernels));
-    h = graph.layers.back().output;
-  }
-  graph.y = padded ? leading_columns(tape, h, model.d, "Y") : h;
   return graph;
 }
 

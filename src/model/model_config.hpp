@@ -21,8 +21,7 @@ struct ModelConfig {
   int depth = 1;
   int width = 0;  // D; 0 means d, the data's channels
   bool residual = false;
-  // What one layer is (model/block.hpp): "mixer", today's residual mixer layer, or
-  // "transformer", the pre-norm block of docs/transformer.md §1.
+  // What one layer is: a registered block kind (model/block.hpp; docs/transformer.md §1).
   std::string block = "mixer";
   // transformer blocks only: the norm, the MLP's width as a multiple of D, a learned position
   // embedding, and the std of every matrix at initialisation (GPT-2's 0.02).

@@ -44,11 +44,4 @@ class Module {
 template <class T>
 using ModuleList = std::vector<std::shared_ptr<const Module<T>>>;
 
-// A transformer block: its residual branches and, per module, the model's parameter slices.
-template <class T>
-struct TransformerBlock {
-  std::vector<ModuleList<T>> branches;
-  std::vector<std::vector<std::vector<int>>> slices;  // [branch][module] → slice indices
-};
-
 }  // namespace ufl::model

@@ -17,10 +17,10 @@ void set_recall_circuit(Model<T>& model, double noise, const RecallCircuit& circ
   require(model.depth() == 2 && model.config.residual, "needs a residual stack of 2 layers");
   require(n % 4 == 0, "needs n divisible by 4 (induction data)");
   require(width >= 2 * d, "needs a stream of width D ≥ 2d");
-  for (const Layer<T>& layer : model.layers)
-    require(dynamic_cast<const UniversalMixer<T>*>(layer.mixer) != nullptr,
+  for (int l = 0; l < model.depth(); ++l)
+    require(dynamic_cast<const UniversalMixer<T>*>(model.layer(l).mixer) != nullptr,
             "needs universal layers");
-  const int r = model.layers[0].shape.r;
+  const int r = model.layer(0).shape.r;
   require(r >= n - 1 && r >= d + pairs + 1, "needs rank r ≥ max(n − 1, d + n/4 + 1)");
   using Mixer = UniversalMixer<T>;
   const int content = 0, position = width;  // first rows of A and B for h and for e_i

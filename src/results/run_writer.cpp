@@ -23,10 +23,13 @@ void write_parameters(const std::filesystem::path& folder, const model::Model<fl
     io::write_npy(path, params.values.data() + slice.offset,
                   {std::size_t(slice.rows), std::size_t(slice.cols)});
   }
-  const int layers = static_cast<int>(model.layers.size());  // mixer blocks
-  for (int l = 0; l < layers; ++l) {
-    const std::string prefix = layers == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
-    for (const auto& array : model.layers[l].mixer->derived_arrays(model.mixer_parameters(l))) {
+  // The arrays a mixer block's mixer derives from its parameters (Σ = softplus(s)).
+  const int depth = model.depth();
+  for (int l = 0; l < depth; ++l) {
+    const auto* layer = dynamic_cast<const model::Layer<float>*>(model.blocks[l].get());
+    if (layer == nullptr) continue;
+    const std::string prefix = depth == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
+    for (const auto& array : layer->mixer->derived_arrays(model.mixer_parameters(l))) {
       const std::filesystem::path path = folder / (prefix + array.name + ".npy");
       std::filesystem::create_directories(path.parent_path());
       io::write_npy(path, array.values.data(), array.shape);

@@ -30,8 +30,9 @@ class DenoiseRun : public TaskRun {
                                           config::to_json(config)["dataset"])),
         model_(config.dataset.n, config.dataset.d, config.model, config.layer) {
     model::initialize(model_, config.seed);
-    // The trajectory reads the first layer's operator of a mixer stack.
-    if (model_.blocks.empty()) trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
+    // The trajectory reads the first layer's operator of a stack measured layer by layer.
+    if (!model_.kind->measured_by_head())
+      trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
   }
 
   model::Model<float>& model() override { return model_; }
@@ -47,14 +48,7 @@ class DenoiseRun : public TaskRun {
     const config::Config& c = config_;
     return fmt::format("{} data, {} mixer, n={} d={} r={}{}", c.dataset.kind, c.layer.mixer,
                        c.dataset.n, c.dataset.d, c.layer.rank,
-                       c.model.depth == 1 && c.model.width == c.dataset.d && !c.model.residual &&
-                               model_.blocks.empty()
-                           ? std::string()
-                           : ", " + std::to_string(c.model.depth) + " " +
-                                 (model_.blocks.empty() ? "layer" : "transformer block") +
-                                 (c.model.depth == 1 ? "" : "s") + " of width " +
-                                 std::to_string(c.model.width) +
-                                 (c.model.residual && model_.blocks.empty() ? " (residual)" : ""));
+                       model_.kind->stack_text(c.model, c.dataset.d));
   }
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
@@ -62,14 +56,15 @@ class DenoiseRun : public TaskRun {
     if (trajectory_) results::write_trajectory(folder, trajectory_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
-    if (!model_.blocks.empty())
+    if (model_.kind->measured_by_head())
       return analysis::analyze_blocks(dataset_, model_, config_.analysis, folder);
     analysis::RunAnalysis analysis = analysis::analyze_model(dataset_, model_, config_.analysis);
     for (const analysis::NamedArray& array : analysis.arrays) results::write_array(folder, array);
     return analysis.metrics;
   }
   std::vector<std::string> figure_scripts() const override {
-    if (model_.blocks.empty()) return {};  // Section 8 and 7 draw theirs in their reports
+    // Section 8 and 7 draw theirs in their reports.
+    if (!model_.kind->measured_by_head()) return {};
     return {"head_map.py"};
   }
   std::vector<std::string> report(const nlohmann::json& metrics) const override {

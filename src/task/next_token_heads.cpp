@@ -7,6 +7,7 @@
 #include "analysis/head_structure.hpp"
 #include "analysis/spectrum.hpp"
 #include "interrupt/stop_request.hpp"
+#include "model/blocks/transformer_block.hpp"
 #include "task/next_token_session.hpp"
 
 namespace ufl::task {
@@ -30,7 +31,7 @@ json shares_json(const analysis::ReadShares& shares) {
 }
 
 const model::HeadsModule<float>& heads_of(const model::Model<float>& model, std::size_t block) {
-  return dynamic_cast<const model::HeadsModule<float>&>(*model.blocks[block].branches[0][1]);
+  return model::transformer_block(model, block).heads();
 }
 
 // Ω's factors of every head with scores (input-dependent mixers), [block][head].
@@ -39,7 +40,7 @@ std::vector<std::vector<std::optional<model::Factors>>> score_factors(
   std::vector<std::vector<std::optional<model::Factors>>> factors(model.blocks.size());
   for (std::size_t l = 0; l < model.blocks.size(); ++l) {
     const auto& mixing = heads_of(model, l);
-    const auto all = model.views(model.blocks[l].slices[0][1]);
+    const auto all = model.views(model::transformer_block(model, l).heads_slices());
     for (int k = 0; k < mixing.heads(); ++k)
       factors[l].push_back(
           mixing.mixer().input_dependent()
@@ -169,7 +170,7 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
                                   : Eigen::MatrixXd(0, trained.width);
   json blocks = json::array();
   for (std::size_t l = 0; l < trained.blocks.size(); ++l) {
-    const auto norm = trained.views(trained.blocks[l].slices[0][0]);  // gain (and bias)
+    const auto norm = trained.views(model::transformer_block(trained, l).norm1_slices());
     const analysis::FeatureSpans spans = analysis::feature_spans(
         token_table, position_table, norm[0].row(0).transpose().cast<double>(), norm.size() == 2);
     json heads = json::array();

@@ -41,19 +41,12 @@ struct ResourceEstimate {
   std::string keys_to_lower() const;
 };
 
-// `threads` as the run will use them; `data_from_files` for `--data` (its reading holds one array
-// in double precision for a moment).
+// The kind of block counts it (model/blocks/). `threads` as the run will use them;
+// `data_from_files` for `--data` (its reading holds one array in double precision for a moment).
 ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
                                     const model::LayerConfig& layer,
                                     const model::ModelConfig& model, const TrainConfig& train,
                                     int threads, bool data_from_files = false);
-
-// The same for a stack of transformer blocks (train/transformer_estimate.cpp), which
-// estimate_resources hands over to.
-ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& dataset,
-                                                const model::LayerConfig& layer,
-                                                const model::ModelConfig& model,
-                                                const TrainConfig& train, int threads);
 
 // "1h25m", "4m05s", "12.3s", "850ms".
 std::string format_seconds(double seconds);

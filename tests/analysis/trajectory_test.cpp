@@ -45,7 +45,7 @@ TEST_CASE("the identity for every sample: ι 0, τ ℓ φ 1, and γ is the layer
   for (int s = 0; s < 4; ++s) trajectory.observe(outputs_with(identity));
   const std::vector<double> row = trajectory.finish(model);
   REQUIRE(row.size() == 6);
-  CHECK(row[0] == doctest::Approx(*std::as_const(model).layers.front().mixer->gate(
+  CHECK(row[0] == doctest::Approx(*std::as_const(model).layer(0).mixer->gate(
                       std::as_const(model).mixer_parameters(0))));
   CHECK(row[1] == doctest::Approx(0.0).epsilon(1e-12));
   CHECK(row[2] == doctest::Approx(1.0));

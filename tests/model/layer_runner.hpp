@@ -46,8 +46,8 @@ inline model::Model<double> model_of(int n, int d, int r, const std::string& mix
 inline model::UniversalParameters<double> universal_layer(model::Model<double>& model, int l = 0) {
   auto views = model.mixer_parameters(l);
   using Mixer = model::UniversalMixer<double>;
-  return {model.layers[l].shape, views[Mixer::kA], views[Mixer::kB],
-          views[Mixer::kS],      views[Mixer::kG], model.w_v(l)};
+  return {model.layer(l).shape, views[Mixer::kA], views[Mixer::kB],
+          views[Mixer::kS],     views[Mixer::kG], model.w_v(l)};
 }
 
 inline ModelRun run_model(model::Model<double>& model, const std::vector<Eigen::MatrixXd>& inputs) {

@@ -58,7 +58,7 @@ TEST_CASE("stacks of 1, 2 and 3 layers on a wider stream (D > d): exact gradient
 TEST_CASE("a wider stream pads X with zero channels and reads Y from the first d channels") {
   Model<double> model = model_of(4, 2, 3, "universal", 2, true, 5);
   CHECK(model.width == 5);
-  CHECK(model.layers[1].shape.d == 5);
+  CHECK(model.layer(1).shape.d == 5);
   CHECK(model.params.slices[0].rows == 5 + 4 + 1);  // layer1/A: D + n + 1
   CHECK(model.params.slices[4].rows == 5);          // layer1/W_v: D×D
   data::Rng rng(3, data::Stream::kMonteCarlo);

@@ -1,20 +1,81 @@
-// The memory and time a run of transformer blocks needs (train/resource_estimate.hpp;
-// docs/transformer.md §8): each block is two fused ops (model/modules/heads_kernel.hpp and
-// mlp_kernel.hpp) whose kept activations, per-step buffers and share of the tape's per-group
-// workspace are counted here as their plan_fields() lays them out, and the cost is that of their
-// products.
+// The transformer block (model.block = "transformer"; docs/transformer.md §1): its kind, how it
+// builds (E and P, then per block its branches [norm1, heads] and [norm2, mlp], then the final
+// norm; slices named blockL/…), initialises (GPT-2's, docs/transformer.md §4) and records its
+// blocks (fused branches, docs/transformer.md §8), and the memory and time a run of them needs.
+#include "model/blocks/transformer_block.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "data/registry.hpp"
-#include "model/block.hpp"
 #include "model/evaluate.hpp"
-#include "model/mixers/registry.hpp"
+#include "model/modules/mlp.hpp"
+#include "model/modules/norm.hpp"
 #include "tape/tape.hpp"
+// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
 #include "train/resource_estimate.hpp"
 
-namespace ufl::train {
+namespace ufl::model {
+
+template <class T>
+void TransformerBlock<T>::initialize(Model<T>& model, data::Rng& rng) const {
+  for (std::size_t b = 0; b < branches.size(); ++b)
+    for (std::size_t m = 0; m < branches[b].size(); ++m)
+      branches[b][m]->initialize(model.views(slices[b][m]), rng);
+}
+
+template <class T>
+Var TransformerBlock<T>::record(Tape<T>& tape, Model<T>& model, Var h, bool with_grads,
+                                LayerKernels kernels, ModelGraph<T>& graph) const {
+  auto nodes = [&](const std::vector<int>& indices) {
+    std::vector<Var> vars;
+    for (int index : indices) vars.push_back(parameter_node(tape, model.params, index, with_grads));
+    return vars;
+  };
+  BlockGraph recorded;
+  recorded.input = h;
+  recorded.kernel = "composite";
+  for (std::size_t b = 0; b < branches.size(); ++b) {
+    // A branch [norm, module] as one fused op where the module has one (docs/transformer.md §8);
+    // op by op otherwise, and always for kComposite (the reference, which exposes M).
+    if (kernels != LayerKernels::kComposite && branches[b].size() == 2)
+      if (const auto* norm = dynamic_cast<const NormModule<T>*>(branches[b][0].get())) {
+        const ModuleGraph fused = branches[b][1]->record_branch(
+            tape, h, norm->inputs(nodes(slices[b][0])), nodes(slices[b][1]));
+        if (fused.out.valid()) {
+          h = fused.out;
+          recorded.kernel = "fused";
+          continue;
+        }
+      }
+    Var branch = h;
+    for (std::size_t m = 0; m < branches[b].size(); ++m) {
+      ModuleGraph out = branches[b][m]->record(tape, branch, nodes(slices[b][m]));
+      branch = out.out;
+      for (MixerGraph& head : out.heads) recorded.heads.push_back(head);
+    }
+    h = add(tape, h, branch, "residual");
+  }
+  recorded.output = h;
+  graph.blocks.push_back(recorded);
+  return h;
+}
+
+template struct TransformerBlock<float>;
+template struct TransformerBlock<double>;
+
 namespace {
+
+using train::MemoryPart;
+using train::ResourceEstimate;
+using train::TrainConfig;
+
+// layer.gate_init in transformer blocks: the heads start close to attention, since the
+// unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
+// the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
+// §10; chosen on seeds 11 and 12 of the copying check).
+constexpr double kTransformerGateInit = 0.99;
 
 constexpr double kFloat = sizeof(float);
 constexpr double kProcessBytes = 40e6;
@@ -34,12 +95,8 @@ std::string number(double value) {
   return text;
 }
 
-}  // namespace
-
-ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& dataset,
-                                                const model::LayerConfig& layer,
-                                                const model::ModelConfig& model,
-                                                const TrainConfig& train, int threads) {
+ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
+                                 const ModelConfig& model, const TrainConfig& train, int threads) {
   const double n = dataset.n, D = std::max(model.width, 1), h = std::max(layer.heads, 1);
   const double r = layer.rank, depth = std::max(model.depth, 1), batch = train.batch_size;
   const double hidden = model.mlp_ratio * D, values = D / h;
@@ -201,4 +258,99 @@ ResourceEstimate estimate_transformer_resources(const data::DatasetConfig& datas
   return estimate;
 }
 
-}  // namespace ufl::train
+}  // namespace
+
+class TransformerBlockKind : public BlockKind {
+ public:
+  std::string name() const override { return "transformer"; }
+  std::string summary() const override {
+    return "pre-norm: h = x + W_o·[heads of M(norm(x))·norm(x)·W_v,k], then h + MLP(norm(h))";
+  }
+  std::vector<std::string> config_keys() const override {
+    return {"layer.heads", "model.norm", "model.mlp_ratio", "model.position_embedding",
+            "model.init_std"};
+  }
+  bool takes_tokens() const override { return true; }
+  bool takes_heads() const override { return true; }
+  bool rank_above_n() const override { return true; }
+  // Each head's rank is its share of the width (docs/transformer.md §3).
+  int default_rank(int n, int width, int heads) const override {
+    return width > 0 && heads > 0 ? width / heads : n;
+  }
+  double default_gate_init() const override { return kTransformerGateInit; }
+
+  void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const override {
+    build_blocks(model, mixer, causal);
+  }
+  void build(Model<double>& model, const Mixer<double>& mixer, bool causal) const override {
+    build_blocks(model, mixer, causal);
+  }
+
+  ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
+                            const ModelConfig& model, const TrainConfig& train, int threads,
+                            bool) const override {
+    return estimate_blocks(dataset, layer, model, train, threads);
+  }
+
+  std::string stack_text(const ModelConfig& model, int) const override {
+    return ", " + std::to_string(model.depth) + " transformer block" +
+           (model.depth == 1 ? "" : "s") + " of width " + std::to_string(model.width);
+  }
+  bool measured_by_head() const override { return true; }
+
+ private:
+  template <class T>
+  static void build_blocks(Model<T>& model, const Mixer<T>& chosen, bool causal) {
+    const int width = model.width;
+    const ModelConfig& config = model.config;
+    const LayerConfig& layer = model.layer_config;
+    Parameters<T>& params = model.params;
+    if (width % layer.heads != 0)
+      throw std::invalid_argument("layer.heads must divide model.width");
+    if (model.tokens()) model.token_table = params.add(0, "E", "E", model.vocab, width);
+    // Float input gets P too: without it a non-causal block is permutation-equivariant and
+    // cannot tell which row precedes another (Section 7's induction task needs that;
+    // docs/transformer.md §7).
+    if (config.position_embedding) model.position_table = params.add(0, "P", "P", model.n, width);
+    const NormKind& norm = norm_kind(config.norm);
+    LayerShape head{model.n, width, layer.rank};
+    head.transformer = true;
+    head.causal = causal;
+    head.value_cols = width / layer.heads;
+    head.init_std = config.init_std;
+    for (int l = 0; l < config.depth; ++l) {
+      auto block = std::make_shared<TransformerBlock<T>>();
+      block->branches.resize(2);
+      block->branches[0].push_back(std::make_shared<NormModule<T>>("norm1", norm, width));
+      block->branches[0].push_back(
+          std::make_shared<HeadsModule<T>>(chosen, head, layer, layer.heads, config.depth));
+      block->branches[1].push_back(std::make_shared<NormModule<T>>("norm2", norm, width));
+      block->branches[1].push_back(std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
+                                                                  config.init_std, config.depth));
+      const std::string prefix = "block" + std::to_string(l + 1) + "/";
+      for (const ModuleList<T>& branch : block->branches) {
+        block->slices.emplace_back();
+        for (const auto& module : branch) {
+          block->slices.back().emplace_back();
+          for (const TensorSpec& spec : module->parameters())
+            block->slices.back().back().push_back(
+                params.add(l, spec.name, prefix + spec.name, spec.rows, spec.cols));
+        }
+      }
+      model.blocks.push_back(std::move(block));
+    }
+    if (model.tokens()) {
+      model.final_norm = std::make_shared<NormModule<T>>("final_norm", norm, width);
+      for (const TensorSpec& spec : model.final_norm->parameters())
+        model.final_norm_slices.push_back(
+            params.add(config.depth - 1, spec.name, spec.name, spec.rows, spec.cols));
+    }
+  }
+};
+
+const BlockKind& transformer_block_kind() {
+  static const TransformerBlockKind kind;
+  return kind;
+}
+
+}  // namespace ufl::model
