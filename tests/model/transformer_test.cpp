@@ -11,14 +11,16 @@
 
 #include "data/rng.hpp"
 #include "model/initialize.hpp"
-#include "model/loss.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model.hpp"
 #include "model_gradient.hpp"
 #include "tape/ops.hpp"
+#include "task/loss.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using task::LossGraph;
+using task::record_loss;
 
 namespace {
 
