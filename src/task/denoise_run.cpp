@@ -1,8 +1,6 @@
 // The denoise task inside `ufl train` and `ufl analyze` (docs/experiment.md): synthetic float
 // data (generated from the config, or a --data folder), the score trajectory while training,
 // and at the end every measurement against the optimum and the best fixed operator.
-#include "task/run.hpp"
-
 #include <fmt/format.h>
 
 #include "analysis/block_heads.hpp"
@@ -15,6 +13,7 @@
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "task/denoise_session.hpp"
+#include "task/run.hpp"
 
 namespace ufl::task {
 namespace {
@@ -53,7 +52,8 @@ class DenoiseRun : public TaskRun {
   }
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
-    results::write_loss_curve(folder, training.curve, record_);
+    results::write_loss_curve(folder, training.curve,
+                              {record_.loss_column, record_.metric_column, record_.bits});
     if (trajectory_) results::write_trajectory(folder, trajectory_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {

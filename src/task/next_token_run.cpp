@@ -54,7 +54,8 @@ class NextTokenRun : public TaskRun {
   }
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
-    results::write_loss_curve(folder, training.curve, record_);
+    results::write_loss_curve(folder, training.curve,
+                              {record_.loss_column, record_.metric_column, record_.bits});
     if (gates_) results::write_trajectory(folder, gates_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
