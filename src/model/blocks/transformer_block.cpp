@@ -12,9 +12,8 @@
 #include "model/evaluate.hpp"
 #include "model/modules/mlp.hpp"
 #include "model/modules/norm.hpp"
+#include "model/resource_estimate.hpp"
 #include "tape/tape.hpp"
-// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
-#include "train/resource_estimate.hpp"
 
 namespace ufl::model {
 
@@ -67,10 +66,6 @@ template struct TransformerBlock<double>;
 
 namespace {
 
-using train::MemoryPart;
-using train::ResourceEstimate;
-using train::TrainConfig;
-
 // layer.gate_init in transformer blocks: the heads start close to attention, since the
 // unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
 // the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
@@ -96,7 +91,8 @@ std::string number(double value) {
 }
 
 ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                 const ModelConfig& model, const TrainConfig& train, int threads) {
+                                 const ModelConfig& model, const TrainingShape& train,
+                                 int threads) {
   const double n = dataset.n, D = std::max(model.width, 1), h = std::max(layer.heads, 1);
   const double r = layer.rank, depth = std::max(model.depth, 1), batch = train.batch_size;
   const double hidden = model.mlp_ratio * D, values = D / h;
@@ -287,7 +283,7 @@ class TransformerBlockKind : public BlockKind {
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const ModelConfig& model, const TrainConfig& train, int threads,
+                            const ModelConfig& model, const TrainingShape& train, int threads,
                             bool) const override {
     return estimate_blocks(dataset, layer, model, train, threads);
   }
