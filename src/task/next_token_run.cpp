@@ -27,7 +27,8 @@ class NextTokenRun : public TaskRun {
       : config_(config),
         record_(record),
         data_(data::generate_tokens(config.dataset, config.dataset_seed)),
-        model_(config.dataset.n, 0, config.model, config.layer, int(data_.vocab.size()), true) {
+        model_(config.dataset.n, 0, config.model, config.layer,
+               make_token_head<float>(int(data_.vocab.size()))) {
     model::initialize(model_, config.seed);
     if (analysis::GateTrajectory::applies(model_))
       gates_ = std::make_unique<analysis::GateTrajectory>(model_);

@@ -1,7 +1,8 @@
 // The transformer block (model.block = "transformer"; docs/transformer.md §1): its kind, how it
-// builds (E and P, then per block its branches [norm1, heads] and [norm2, mlp], then the final
-// norm; slices named blockL/…), initialises (GPT-2's, docs/transformer.md §4) and records its
-// blocks (fused branches, docs/transformer.md §8), and the memory and time a run of them needs.
+// builds (P, then per block its branches [norm1, heads] and [norm2, mlp]; slices named blockL/…;
+// the token task's E and final norm are its head's, task/token_head.hpp), initialises (GPT-2's,
+// docs/transformer.md §4) and records its blocks (fused branches, docs/transformer.md §8), and the
+// memory and time a run of them needs.
 #include "model/blocks/transformer_block.hpp"
 
 #include <algorithm>
@@ -303,7 +304,6 @@ class TransformerBlockKind : public BlockKind {
     Parameters<T>& params = model.params;
     if (width % layer.heads != 0)
       throw std::invalid_argument("layer.heads must divide model.width");
-    if (model.tokens()) model.token_table = params.add(0, "E", "E", model.vocab, width);
     // Float input gets P too: without it a non-causal block is permutation-equivariant and
     // cannot tell which row precedes another (Section 7's induction task needs that;
     // docs/transformer.md §7).
@@ -334,12 +334,6 @@ class TransformerBlockKind : public BlockKind {
         }
       }
       model.blocks.push_back(std::move(block));
-    }
-    if (model.tokens()) {
-      model.final_norm = std::make_shared<NormModule<T>>("final_norm", norm, width);
-      for (const TensorSpec& spec : model.final_norm->parameters())
-        model.final_norm_slices.push_back(
-            params.add(config.depth - 1, spec.name, spec.name, spec.rows, spec.cols));
     }
   }
 };
