@@ -1,5 +1,5 @@
 // ufl_step_bench: times one training step of a layer (the universal factorization layer of spec
-// §2, or another mixer with --mixer), exactly as task::train_denoise runs it:
+// §2, or another mixer with --mixer), exactly as train::train_session runs a task::DenoiseSession:
 //   copy a minibatch into the tape's inputs, tape.forward(), tape.backward(loss), Adam step.
 // Prints one JSON line:
 //   {"impl":"ufl","mixer":..,"n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,

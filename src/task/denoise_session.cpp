@@ -33,11 +33,4 @@ std::vector<std::string> DenoiseSession::kernels() const {
   return names;
 }
 
-train::TrainResult train_denoise(const train::TrainConfig& settings, std::uint64_t seed,
-                                 const data::Dataset& dataset, model::Model<float>& model,
-                                 const train::TrainOptions& options) {
-  DenoiseSession session(dataset, model, settings.batch_size, settings.ortho_weight);
-  return train::train_session(settings, seed, session, model, options);
-}
-
 }  // namespace ufl::task

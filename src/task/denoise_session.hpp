@@ -6,7 +6,6 @@
 #include "model/evaluate.hpp"
 #include "task/loss.hpp"
 #include "train/session.hpp"
-#include "train/trainer.hpp"
 
 namespace ufl::task {
 
@@ -32,11 +31,5 @@ class DenoiseSession : public train::Session {
   LossGraph<float> loss_;
   model::Evaluator evaluator_;
 };
-
-// The denoise task on `dataset` (train on dataset.train, evaluate on dataset.test) through a
-// DenoiseSession: what `ufl train` does for it, without the run folder.
-train::TrainResult train_denoise(const train::TrainConfig& settings, std::uint64_t seed,
-                                 const data::Dataset& dataset, model::Model<float>& model,
-                                 const train::TrainOptions& options);
 
 }  // namespace ufl::task

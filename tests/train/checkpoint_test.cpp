@@ -6,10 +6,10 @@
 
 #include <cstring>
 
+#include "../task/train_denoise.hpp"
 #include "config/load.hpp"
 #include "io/io_error.hpp"
 #include "model/initialize.hpp"
-#include "task/denoise_session.hpp"
 #include "train/trainer.hpp"
 
 using namespace ufl;
@@ -37,7 +37,7 @@ train::TrainResult run(const config::Config& config, const data::Dataset& datase
   options.after_step = [&](int step) {
     if (step == stop_after) stop = true;
   };
-  return task::train_denoise(config.train, config.seed, dataset, model, options);
+  return testing::train_denoise(config.train, config.seed, dataset, model, options);
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ TEST_CASE("train.checkpoint_every hands out the state every k steps, never after
   options.quiet = true;
   options.on_checkpoint = [&](const train::TrainingState& state) { saved.push_back(state); };
   const train::TrainResult result =
-      task::train_denoise(settings, config.seed, dataset, model, options);
+      testing::train_denoise(settings, config.seed, dataset, model, options);
   REQUIRE(result.status == train::TrainStatus::kComplete);
   REQUIRE(saved.size() == 2);
   CHECK(saved[0].steps_done == 30);
@@ -149,7 +149,7 @@ TEST_CASE("train.checkpoint_every hands out the state every k steps, never after
   resume.quiet = true;
   resume.resume_from = &decoded;
   const train::TrainResult finished =
-      task::train_denoise(settings, config.seed, dataset, resumed, resume);
+      testing::train_denoise(settings, config.seed, dataset, resumed, resume);
   CHECK(finished.final_test_metric == result.final_test_metric);
   CHECK(std::memcmp(resumed.params.values.data(), model.params.values.data(),
                     model.params.values.size() * sizeof(float)) == 0);
