@@ -1,5 +1,5 @@
 // ufl_step_bench: times one training step of a layer (the universal factorization layer of spec
-// §2, or another mixer with --mixer), exactly as train::train_model runs it:
+// §2, or another mixer with --mixer), exactly as train::train_session runs a task::DenoiseSession:
 //   copy a minibatch into the tape's inputs, tape.forward(), tape.backward(loss), Adam step.
 // Prints one JSON line:
 //   {"impl":"ufl","mixer":..,"n":..,"d":..,"r":..,"batch":..,"threads":..,"ms_per_step":..,
@@ -8,8 +8,8 @@
 // ms_per_step is the median over `repeats` timed runs of `steps` steps each (after warm-up).
 //
 // Only the public pieces of ufl are used (model::Model, model::initialize,
-// model::record_model/record_loss, Tape::forward/backward/value, train::Adam, data::generate),
-// so the benchmark keeps working when the tape's internals are rewritten.
+// model::record_model, task::record_loss, Tape::forward/backward/value, train::Adam,
+// data::generate), so the benchmark keeps working when the tape's internals are rewritten.
 //
 // --dump DIR (with --steps K) instead runs K steps from a fixed start and writes raw little-endian
 // files that bench/torch_peer.py --compare DIR replays in PyTorch to check that both
@@ -32,10 +32,10 @@
 #include "data/dataset.hpp"
 #include "data/dataset_config.hpp"
 #include "model/initialize.hpp"
-#include "model/loss.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/mixers/universal_structured.hpp"
 #include "tape/tape.hpp"
+#include "task/loss.hpp"
 #include "train/adam.hpp"
 #include "train/schedule.hpp"
 
@@ -194,7 +194,7 @@ struct Bench {
   ufl::model::Model<float> model;
   ufl::Tape<float> tape;
   ufl::model::ModelGraph<float> graph;
-  ufl::model::LossGraph<float> loss;
+  ufl::task::LossGraph<float> loss;
   ufl::train::Adam adam;
   Sampler sampler;
   std::size_t sample_floats;
@@ -244,7 +244,7 @@ struct Bench {
         sample_floats(static_cast<std::size_t>(o.n) * o.d) {
     ufl::model::initialize(model, o.seed);
     graph = ufl::model::record_model(tape, model, o.batch, true, kernels_of(o.kernel));
-    loss = ufl::model::record_loss(tape, graph, o.ortho_weight);
+    loss = ufl::task::record_loss(tape, graph, o.ortho_weight);
     tape.plan();
     adam = ufl::train::Adam(model.params.values.size());
     inputs = tape.value(graph.x).data;

@@ -21,6 +21,7 @@
 #include "model/model.hpp"
 #include "results/run_writer.hpp"
 #include "task/registry.hpp"
+#include "task/token_head.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
 
@@ -154,8 +155,8 @@ int run_sample(const SampleArguments& arguments) {
       tokens.push_back(int(found - vocab.begin()));
     }
 
-    model::Model<float> model(config.dataset.n, 0, config.model, config.layer, int(vocab.size()),
-                              true);
+    model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
+                              task::make_token_head<float>(int(vocab.size())));
     try {
       results::read_parameters(run, model.params);
     } catch (const io::IoError& error) {
@@ -165,7 +166,8 @@ int run_sample(const SampleArguments& arguments) {
     const model::ModelGraph<float> graph = model::record_model(tape, model, 1, false);
     tape.plan();
     const int n = model.n, width = model.width;
-    const ConstMatrixMap<float> table = std::as_const(model.params).matrix(model.token_table);
+    const ConstMatrixMap<float> table =
+        std::as_const(model.params).matrix(task::token_head(model).table(model));
     data::Rng rng(arguments.seed, data::Stream::kSampling);
     // The next character after `tokens` (the last n of them at positions 0…; later positions
     // hold anything, the model is causal).

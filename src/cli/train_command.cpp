@@ -435,7 +435,7 @@ int run_train(const TrainArguments& arguments) {
       options.stop_requested = interrupt::stop_flag();
       if (source) options.resume_from = &source->state;
       options.probe = run->probe();
-      options.metric_name = task::task(config.task.kind).metric_column;
+      options.metric_name = run->record().metric_column;
       options.after_step = [&governor](int) { governor.update(); };
       options.on_checkpoint = [&](const train::TrainingState& state) {
         train::write_checkpoint(staging / "checkpoint.bin", state);

@@ -12,14 +12,11 @@
 #include "model/mixer.hpp"
 #include "model/model_config.hpp"
 #include "model/parameters.hpp"
+#include "model/resource_estimate.hpp"
 
 namespace ufl::data {
 struct DatasetConfig;
 }
-namespace ufl::train {
-struct TrainConfig;
-struct ResourceEstimate;
-}  // namespace ufl::train
 
 namespace ufl::model {
 
@@ -65,11 +62,10 @@ class BlockKind {
   virtual void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const = 0;
   virtual void build(Model<double>& model, const Mixer<double>& mixer, bool causal) const = 0;
 
-  // --- What a run needs (train/resource_estimate.hpp): its memory and time per step ---
-  virtual train::ResourceEstimate estimate(const data::DatasetConfig& dataset,
-                                           const LayerConfig& layer, const ModelConfig& model,
-                                           const train::TrainConfig& train, int threads,
-                                           bool data_from_files) const = 0;
+  // --- What a run needs (model/resource_estimate.hpp): its memory and time per step ---
+  virtual ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
+                                    const ModelConfig& model, const TrainingShape& train,
+                                    int threads, bool data_from_files) const = 0;
 
   // --- Describing and measuring a run ---
   // True when a stack of depth 1 is Section 8's single layer, which summaries do not name.

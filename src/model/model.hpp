@@ -1,9 +1,10 @@
 #pragma once
-// The model: a list of blocks over one flat parameter buffer (as micrograd's MLP.layers), and its
-// forward graph on the tape (docs/section7.md §1):
+// The model: a list of blocks over one flat parameter buffer (as micrograd's MLP.layers), between
+// the two ends of its task's head, and its forward graph on the tape (docs/section7.md §1):
 //   H_0 = [X, 0] (n×D, the input zero-padded to the stream's width), H_l = block_l(H_{l−1}),
 //   Y = H_L[:, :d].
-// What a block is, and everything that depends on it, belongs to its kind (model/block.hpp).
+// What a block is, and everything that depends on it, belongs to its kind (model/block.hpp); what
+// the stack reads and what the loss reads of it, to the head (model/head.hpp).
 // Depth 1 on the data's own channels (D = d, no padding, no slice) is the single layer of
 // docs/experiment.md §2, with the same parameters, initialisation and results.
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "model/block.hpp"
+#include "model/head.hpp"
 #include "model/layer.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model_config.hpp"
@@ -22,15 +24,12 @@ namespace ufl::model {
 template <class T>
 class Model {
  public:
-  // n positions and d channels of the data; the stack and the layer as the config says.
-  // `vocab` > 0: the input is n token ids of that vocabulary, embedded (E, and P when
-  // model.position_embedding), with a final norm whose output the task's tied head reads
-  // (docs/transformer.md §1). 0: float n×d samples, zero-padded to the width.
-  Model(int n, int d, const ModelConfig& model, const LayerConfig& layer, int vocab = 0,
-        bool causal = false);
+  // n positions and d channels of the data; the stack and the layer as the config says; the
+  // task's two ends (null: float n×d samples, SampleHead).
+  Model(int n, int d, const ModelConfig& model, const LayerConfig& layer,
+        std::shared_ptr<const Head<T>> head = nullptr);
 
   int depth() const { return static_cast<int>(blocks.size()); }
-  bool tokens() const { return vocab > 0; }
   // Views of a list of slices (a module's parameters).
   ConstParameterViews<T> views(const std::vector<int>& slices) const {
     ConstParameterViews<T> list;
@@ -49,16 +48,14 @@ class Model {
   MatrixMap<T> w_v(int l) { return params.matrix(layer(l).w_v_slice); }
   ConstMatrixMap<T> w_v(int l) const { return params.matrix(layer(l).w_v_slice); }
 
-  int n, d, width, vocab = 0;
+  int n, d, width;
   ModelConfig config;
   LayerConfig layer_config;
   const BlockKind* kind = nullptr;                      // model.block
   std::vector<std::shared_ptr<const Block<T>>> blocks;  // the stack, built by `kind`
-  // Set by kinds that read them (docs/transformer.md §1): E (vocab×D, token input only), P (n×D),
-  // and the final norm (token input only); modules hold no state, so copies share them.
-  int token_table = -1, position_table = -1;
-  std::shared_ptr<const Module<T>> final_norm;
-  std::vector<int> final_norm_slices;
+  std::shared_ptr<const Head<T>> head;
+  std::vector<int> head_input, head_output;  // the head's slices, before and after the blocks'
+  int position_table = -1;  // P (n×D), set by kinds that read it (docs/transformer.md §1)
   Parameters<T> params;
 };
 
@@ -72,49 +69,32 @@ struct BlockGraph {
 template <class T>
 struct ModelGraph {
   Var x;       // the input X, [B, n, d]; token ids [B, n, 1] for token input
-  Var stream;  // H_0, [B, n, D]: X itself when D = d, else [X, 0]; E[x] + P for tokens
+  Var stream;  // H_0, [B, n, D], as the head records it, plus P where the model has it
   std::vector<LayerGraph<T>> layers;  // mixer blocks
   std::vector<BlockGraph> blocks;     // transformer blocks
-  // The output Y, [B, n, d]: H_L itself when D = d, else its first d channels; for token input
-  // the final norm's output [B, n, D], which the task's tied head reads with `token_table`.
+  // The output Y, as the head records it: [B, n, d], H_L itself when D = d, else its first d
+  // channels; for token input the final norm's output [B, n, D].
   Var y;
-  Var token_table;  // E on the tape (token input), shared by the embedding and the head
+  // A table the head reads at both ends: the token task's E, tied (task/token_head.hpp).
+  Var tied_table;
 };
 
-// Records the model for `batch` samples, as one recipe: the stream's input (X, zero-padded to the
+// Records the model for `batch` samples, as one recipe: the head's input (X, zero-padded to the
 // width, or the token embedding E[x]), plus P where the model has it; each block in turn; the
-// output (the first d channels, or the final norm that the task's tied head reads). With
+// head's output (the first d channels, or the final norm that the task's tied head reads). With
 // `with_grads` the parameters get gradients.
 template <class T>
 ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_grads,
                            LayerKernels kernels = LayerKernels::kFused) {
   ModelGraph<T> graph;
-  // A stream as wide as the data needs neither padding nor slicing: the single layer of
-  // docs/experiment.md §2 is recorded op for op as before.
-  const bool padded = model.width != model.d;
-  Var h;
-  if (model.tokens()) {
-    graph.x = tape.input(Shape{batch, model.n, 1}, "tokens");
-    graph.token_table = parameter_node(tape, model.params, model.token_table, with_grads);
-    h = embed(tape, graph.x, graph.token_table, "E[x]");
-  } else {
-    graph.x = tape.input(Shape{batch, model.n, model.d}, "X");
-    h = padded ? pad_columns(tape, graph.x, model.width, "H_0") : graph.x;
-  }
+  Var h = model.head->record_input(tape, model, batch, with_grads, graph);
   if (model.position_table >= 0)
     h = add(tape, h, parameter_node(tape, model.params, model.position_table, with_grads),
-            model.tokens() ? "E[x]+P" : "H_0+P");
+            model.head->input_name() + "+P");
   graph.stream = h;
   for (const auto& block : model.blocks)
     h = block->record(tape, model, h, with_grads, kernels, graph);
-  if (model.tokens()) {
-    std::vector<Var> norm;
-    for (int index : model.final_norm_slices)
-      norm.push_back(parameter_node(tape, model.params, index, with_grads));
-    graph.y = model.final_norm->record(tape, h, norm).out;
-  } else {
-    graph.y = padded ? leading_columns(tape, h, model.d, "Y") : h;
-  }
+  graph.y = model.head->record_output(tape, model, h, with_grads);
   return graph;
 }
 

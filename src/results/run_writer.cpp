@@ -47,9 +47,9 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
 }
 
 void write_loss_curve(const std::filesystem::path& folder,
-                      const std::vector<train::LossPoint>& curve, const task::TaskRecord& task) {
+                      const std::vector<train::LossPoint>& curve, const LossColumns& task) {
   std::ostringstream csv;
-  csv << "step,lr,loss," << task.loss_column << ",orthogonality," << task.metric_column;
+  csv << "step,lr,loss," << task.task_loss << ",orthogonality," << task.metric;
   if (task.bits) csv << ",train_bits,val_bits";
   csv << '\n';
   char line[256];

@@ -3,10 +3,11 @@
 // loss curve, the analysis arrays and metrics, and the manifest. Every file is written atomically.
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "analysis/measure.hpp"
 #include "model/model.hpp"
-#include "task/registry.hpp"
 #include "train/trainer.hpp"
 
 namespace ufl::results {
@@ -20,8 +21,14 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
 
 // loss.csv: step,lr,loss,<task loss>,orthogonality,<held-out metric> (denoise: mse and test_mse;
 // the metric empty between evaluations), and for tasks in nats the two losses in bits.
+// The task's columns, from its record (task/registry.hpp).
+struct LossColumns {
+  std::string task_loss;  // its own loss on the training minibatch
+  std::string metric;     // its held-out metric
+  bool bits = false;      // losses in nats: both again in bits
+};
 void write_loss_curve(const std::filesystem::path& folder,
-                      const std::vector<train::LossPoint>& curve, const task::TaskRecord& task);
+                      const std::vector<train::LossPoint>& curve, const LossColumns& task);
 
 // trajectory.csv: step and the probe's columns (train/evaluation_probe.hpp), one row per
 // evaluation; NaN values are written empty.

@@ -1,8 +1,6 @@
 // The denoise task inside `ufl train` and `ufl analyze` (docs/experiment.md): synthetic float
 // data (generated from the config, or a --data folder), the score trajectory while training,
 // and at the end every measurement against the optimum and the best fixed operator.
-#include "task/denoise_run.hpp"
-
 #include <fmt/format.h>
 
 #include "analysis/block_heads.hpp"
@@ -15,15 +13,16 @@
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "task/denoise_session.hpp"
-#include "task/registry.hpp"
+#include "task/run.hpp"
 
 namespace ufl::task {
 namespace {
 
 class DenoiseRun : public TaskRun {
  public:
-  DenoiseRun(const config::Config& config, const std::string& data_dir)
+  DenoiseRun(const config::Config& config, const TaskRecord& record, const std::string& data_dir)
       : config_(config),
+        record_(record),
         dataset_(data_dir.empty()
                      ? data::generate(config.dataset, config.dataset_seed)
                      : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
@@ -35,6 +34,7 @@ class DenoiseRun : public TaskRun {
       trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
   }
 
+  const TaskRecord& record() const override { return record_; }
   model::Model<float>& model() override { return model_; }
   train::Session& session() override {
     if (!session_)
@@ -52,7 +52,8 @@ class DenoiseRun : public TaskRun {
   }
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
-    results::write_loss_curve(folder, training.curve, task(config_.task.kind));
+    results::write_loss_curve(folder, training.curve,
+                              {record_.loss_column, record_.metric_column, record_.bits});
     if (trajectory_) results::write_trajectory(folder, trajectory_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
@@ -86,6 +87,7 @@ class DenoiseRun : public TaskRun {
 
  private:
   config::Config config_;
+  const TaskRecord& record_;
   data::Dataset dataset_;
   model::Model<float> model_;
   std::unique_ptr<analysis::ScoreTrajectory> trajectory_;
@@ -94,8 +96,9 @@ class DenoiseRun : public TaskRun {
 
 }  // namespace
 
-std::unique_ptr<TaskRun> start_denoise(const config::Config& config, const std::string& data_dir) {
-  return std::make_unique<DenoiseRun>(config, data_dir);
+std::unique_ptr<TaskRun> start_denoise(const config::Config& config, const TaskRecord& record,
+                                       const std::string& data_dir) {
+  return std::make_unique<DenoiseRun>(config, record, data_dir);
 }
 
 }  // namespace ufl::task

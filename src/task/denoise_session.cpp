@@ -8,7 +8,7 @@ DenoiseSession::DenoiseSession(const data::Dataset& dataset, model::Model<float>
                                double ortho_weight)
     : dataset_(dataset), evaluator_(model, dataset.test.count) {
   graph_ = model::record_model(tape_, model, batch, true);
-  loss_ = model::record_loss(tape_, graph_, ortho_weight);
+  loss_ = record_loss(tape_, graph_, ortho_weight);
   tape_.plan();
 }
 

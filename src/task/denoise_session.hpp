@@ -4,7 +4,7 @@
 // U and V; the held-out metric is the test MSE.
 #include "data/dataset.hpp"
 #include "model/evaluate.hpp"
-#include "model/loss.hpp"
+#include "task/loss.hpp"
 #include "train/session.hpp"
 
 namespace ufl::task {
@@ -28,7 +28,7 @@ class DenoiseSession : public train::Session {
   const data::Dataset& dataset_;
   Tape<float> tape_;
   model::ModelGraph<float> graph_;
-  model::LossGraph<float> loss_;
+  LossGraph<float> loss_;
   model::Evaluator evaluator_;
 };
 

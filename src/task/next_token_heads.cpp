@@ -164,7 +164,8 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
   result["truncation"] = truncation;
 
   // Seed 003's spans: the token and position embeddings as each block's first norm maps them.
-  const Eigen::MatrixXd token_table = trained.params.matrix(trained.token_table).cast<double>();
+  const Eigen::MatrixXd token_table =
+      trained.params.matrix(token_head(trained).table(trained)).cast<double>();
   const Eigen::MatrixXd position_table =
       trained.position_table >= 0 ? trained.params.matrix(trained.position_table).cast<double>()
                                   : Eigen::MatrixXd(0, trained.width);

@@ -17,22 +17,24 @@
 #include "results/run_writer.hpp"
 #include "task/next_token_heads.hpp"
 #include "task/next_token_session.hpp"
-#include "task/registry.hpp"
 
 namespace ufl::task {
 namespace {
 
 class NextTokenRun : public TaskRun {
  public:
-  explicit NextTokenRun(const config::Config& config)
+  NextTokenRun(const config::Config& config, const TaskRecord& record)
       : config_(config),
+        record_(record),
         data_(data::generate_tokens(config.dataset, config.dataset_seed)),
-        model_(config.dataset.n, 0, config.model, config.layer, int(data_.vocab.size()), true) {
+        model_(config.dataset.n, 0, config.model, config.layer,
+               make_token_head<float>(int(data_.vocab.size()))) {
     model::initialize(model_, config.seed);
     if (analysis::GateTrajectory::applies(model_))
       gates_ = std::make_unique<analysis::GateTrajectory>(model_);
   }
 
+  const TaskRecord& record() const override { return record_; }
   model::Model<float>& model() override { return model_; }
   train::Session& session() override {
     if (!session_)
@@ -53,7 +55,8 @@ class NextTokenRun : public TaskRun {
   }
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
-    results::write_loss_curve(folder, training.curve, task(config_.task.kind));
+    results::write_loss_curve(folder, training.curve,
+                              {record_.loss_column, record_.metric_column, record_.bits});
     if (gates_) results::write_trajectory(folder, gates_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
@@ -109,6 +112,7 @@ class NextTokenRun : public TaskRun {
 
  private:
   config::Config config_;
+  const TaskRecord& record_;
   data::TokenDataset data_;
   model::Model<float> model_;
   std::unique_ptr<NextTokenSession> session_;
@@ -137,8 +141,9 @@ nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit&
   return analysis::block_heads(model, head_windows, thresholds, folder);
 }
 
-std::unique_ptr<TaskRun> start_next_token(const config::Config& config, const std::string&) {
-  return std::make_unique<NextTokenRun>(config);
+std::unique_ptr<TaskRun> start_next_token(const config::Config& config, const TaskRecord& record,
+                                          const std::string&) {
+  return std::make_unique<NextTokenRun>(config, record);
 }
 
 }  // namespace ufl::task

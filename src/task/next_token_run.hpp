@@ -5,10 +5,6 @@
 
 namespace ufl::task {
 
-// The next_token task's run (task/run.hpp).
-std::unique_ptr<TaskRun> start_next_token(const config::Config& config,
-                                          const std::string& data_dir);
-
 // What each block's heads became (docs/transformer.md §5): every head's M(X) on the first
 // `windows` windows of `split`, scored (analysis/head_scores.hpp) and its mean M̄ written as
 // heads/block<l>_head<k>.npy under `folder`; returns the metrics' "layers" array.

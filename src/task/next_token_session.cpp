@@ -15,8 +15,8 @@ TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int
   graph.model = model::record_model(tape, model, batch, with_grads, kernels);
   graph.targets = tape.input(Shape{batch, model.n, 1}, "next_tokens");
   graph.weights = tape.input(Shape{batch, model.n, 1}, "weights");
-  const CrossEntropyGraph entropy = tied_cross_entropy(tape, graph.model.y, graph.model.token_table,
-                                                       graph.targets, graph.weights);
+  const CrossEntropyGraph entropy =
+      token_head(model).record_loss(tape, graph.model, graph.targets, graph.weights);
   graph.loss = entropy.loss;
   graph.correct = entropy.correct;
   return graph;

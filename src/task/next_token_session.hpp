@@ -7,6 +7,7 @@
 
 #include "data/tokens.hpp"
 #include "model/model.hpp"
+#include "task/token_head.hpp"
 #include "train/session.hpp"
 
 namespace ufl::task {

@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "model/model.hpp"
+#include "task/registry.hpp"
 #include "train/evaluation_probe.hpp"
 #include "train/session.hpp"
 #include "train/trainer.hpp"
@@ -20,6 +21,8 @@ namespace ufl::task {
 class TaskRun {
  public:
   virtual ~TaskRun() = default;
+  // The task's record (its loss.csv columns, its metric), resolved once when the run started.
+  virtual const TaskRecord& record() const = 0;
   virtual model::Model<float>& model() = 0;
   // The training session (built on first use: analysis alone needs none).
   virtual train::Session& session() = 0;
@@ -46,8 +49,8 @@ class TaskRun {
   virtual nlohmann::json data_record() const { return nlohmann::json::object(); }
 };
 
-// Reads or draws the data of `config` (from `data_dir` when given) and builds and initialises
-// the model, for the task config.task.kind names.
+// Resolves the task config.task.kind names (task/registry.hpp) and starts its run: reads or draws
+// the data of `config` (from `data_dir` when given) and builds and initialises the model.
 std::unique_ptr<TaskRun> start_run(const config::Config& config, const std::string& data_dir);
 
 }  // namespace ufl::task

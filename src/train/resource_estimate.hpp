@@ -1,45 +1,16 @@
 #pragma once
-// What a run will need, known before it starts: its peak memory, part by part, with the config
-// keys that drive each part, and its time per step from a cost model in n, d, r and the batch.
-// `ufl config` prints it, `ufl train` prints it first and refuses (exit 2) a run whose memory does
-// not fit in what is available, before allocating anything. The memory is the sum of the
-// buffers ufl allocates (the tapes' arenas, the data, the parameters with Adam's moments and a
-// checkpoint's copy, the analysis's matrices), checked against the real allocations by
-// tests/train/resource_estimate_test.cpp; the time is an estimate (the measured time per step is
-// printed after the first steps). docs/running.md describes both.
-#include <string>
-#include <vector>
-
+// What a run will need, known before it starts (model/resource_estimate.hpp says what and how
+// it is used): its kind of block counts it.
 #include "data/dataset_config.hpp"
 #include "model/model_config.hpp"
+#include "model/resource_estimate.hpp"
 #include "train/train_config.hpp"
 
 namespace ufl::train {
 
-struct MemoryPart {
-  std::string name;  // "training tape"
-  double bytes = 0;
-  std::string drivers;  // the keys that drive it, with their values: "train.batch_size = 64 × …"
-  std::vector<std::string> keys;  // the same keys, bare: "train.batch_size", "dataset.n"
-};
-
-struct ResourceEstimate {
-  std::vector<MemoryPart> parts;  // the parts alive at the peak, largest first
-  double peak_bytes = 0;
-  double flops_per_step = 0;  // a training step plus its share of the evaluations
-  double seconds_per_step = 0, total_seconds = 0;
-  // Of total_seconds, the final evaluation and analysis after the last step (token runs).
-  double final_seconds = 0;
-  int threads = 1;
-  double gflops_per_thread = 0;  // the cost model's assumed speed
-
-  // "1.23 GB: training tape 1.1 GB (train.batch_size = 64 × …), dataset 270 MB (…), …".
-  std::string memory_text() const;
-  // "about 0.85 s per step, 1h25m for 6000 steps on 2 threads (cost model: …; an estimate)".
-  std::string time_text(int steps) const;
-  // The keys of the largest parts, to lower when the run does not fit.
-  std::string keys_to_lower() const;
-};
+using model::format_seconds;
+using model::MemoryPart;
+using model::ResourceEstimate;
 
 // The kind of block counts it (model/blocks/). `threads` as the run will use them;
 // `data_from_files` for `--data` (its reading holds one array in double precision for a moment).
@@ -47,8 +18,5 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
                                     const model::LayerConfig& layer,
                                     const model::ModelConfig& model, const TrainConfig& train,
                                     int threads, bool data_from_files = false);
-
-// "1h25m", "4m05s", "12.3s", "850ms".
-std::string format_seconds(double seconds);
 
 }  // namespace ufl::train

@@ -9,7 +9,6 @@
 
 #include "interrupt/stop_request.hpp"
 #include "model/evaluate.hpp"
-#include "task/denoise_session.hpp"
 #include "train/adam.hpp"
 #include "train/clip.hpp"
 #include "train/minibatch_sampler.hpp"
@@ -72,13 +71,6 @@ Adam optimizer_for(const TrainConfig& settings, const model::Parameters<float>& 
         std::fill_n(adam.decay.begin() + slice.offset, slice.size(), 1);
   }
   return adam;
-}
-
-TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
-                        const data::Dataset& dataset, model::Model<float>& model,
-                        const TrainOptions& options) {
-  task::DenoiseSession session(dataset, model, settings.batch_size, settings.ortho_weight);
-  return train_session(settings, seed, session, model, options);
 }
 
 TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,

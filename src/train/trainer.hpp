@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "data/dataset.hpp"
 #include "model/model.hpp"
 #include "train/adam.hpp"
 #include "train/checkpoint.hpp"
@@ -65,11 +64,6 @@ struct TrainResult {
 // the minibatches.
 TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,
                           model::Model<float>& model, const TrainOptions& options);
-
-// The denoise task on `dataset` (train on dataset.train, evaluate on dataset.test).
-TrainResult train_model(const TrainConfig& settings, std::uint64_t seed,
-                        const data::Dataset& dataset, model::Model<float>& model,
-                        const TrainOptions& options);
 
 // The optimiser the loop steps (docs/transformer.md §3): Adam with the config's β₂, and AdamW's
 // decoupled weight decay on matrices only (parameters with more than one row and column), not on

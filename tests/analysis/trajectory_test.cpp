@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "../task/train_denoise.hpp"
 #include "config/load.hpp"
 #include "model/initialize.hpp"
 #include "train/trainer.hpp"
@@ -73,7 +74,7 @@ TEST_CASE("as a trainer probe: one row per evaluation, and training unchanged to
     options.quiet = true;
     options.probe = probe;
     train::TrainResult result =
-        train::train_model(config.train, config.seed, dataset, model, options);
+        testing::train_denoise(config.train, config.seed, dataset, model, options);
     return std::make_pair(result, model.params.values);
   };
   analysis::ScoreTrajectory trajectory(dataset);

@@ -6,14 +6,14 @@
 #include <cmath>
 
 #include "data/rng.hpp"
-#include "model/loss.hpp"
 #include "model/model.hpp"
+#include "task/loss.hpp"
 
 namespace ufl::testing {
 
 struct RecordedModel {
   model::ModelGraph<double> model;
-  model::LossGraph<double> loss;
+  task::LossGraph<double> loss;
 };
 
 // Records the model with its loss on `tape`, plans it, and fills X and C with standard normals.
@@ -22,7 +22,7 @@ inline RecordedModel record_with_random_inputs(Tape<double>& tape, model::Model<
                                                model::LayerKernels kernels, data::Rng& rng) {
   RecordedModel recorded;
   recorded.model = model::record_model(tape, model, batch, true, kernels);
-  recorded.loss = model::record_loss(tape, recorded.model, ortho_weight);
+  recorded.loss = task::record_loss(tape, recorded.model, ortho_weight);
   tape.plan();
   for (Var input : {recorded.model.x, recorded.loss.target}) {
     auto tensor = tape.value(input);

@@ -11,19 +11,22 @@
 
 #include "data/rng.hpp"
 #include "model/initialize.hpp"
-#include "model/loss.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model.hpp"
 #include "model_gradient.hpp"
 #include "tape/ops.hpp"
+#include "task/loss.hpp"
+#include "task/token_head.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using task::LossGraph;
+using task::record_loss;
 
 namespace {
 
 Model<double> transformer(const std::string& mixer, const std::string& norm, int vocab, int n = 5,
-                          int width = 4, int heads = 2, int depth = 2, bool causal = true) {
+                          int width = 4, int heads = 2, int depth = 2) {
   ModelConfig stack;
   stack.block = "transformer";
   stack.depth = depth;
@@ -35,7 +38,9 @@ Model<double> transformer(const std::string& mixer, const std::string& norm, int
   layer.heads = heads;
   layer.rank = width / heads;
   layer.kernel_width = 3;
-  return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer, vocab, causal);
+  // Token input is the next_token task's, causal (task/token_head.hpp).
+  return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer,
+                       vocab > 0 ? task::make_token_head<double>(vocab) : nullptr);
 }
 
 // The model's loss on `batch` random samples, recorded with `kernels`: the tied head's
@@ -53,18 +58,17 @@ Recorded record_loss_of(Model<double>& model, int batch, std::uint64_t seed, Lay
   Var loss;
   std::vector<Var> token_inputs;
   Var target;
-  if (model.tokens()) {
+  if (const auto* head = dynamic_cast<const task::TokenHead<double>*>(model.head.get())) {
     const Var next = tape.input(Shape{batch, model.n, 1}, "next");
     const Var weights = tape.input(Shape{batch, model.n, 1}, "weights");
-    const CrossEntropyGraph entropy =
-        tied_cross_entropy(tape, graph.y, graph.token_table, next, weights);
+    const CrossEntropyGraph entropy = head->record_loss(tape, graph, next, weights);
     loss = column_mean(tape, entropy.loss, 0, "loss");
     token_inputs = {graph.x, next};
     tape.plan();
     for (Var ids : token_inputs) {
       auto tensor = tape.value(ids);
       for (std::size_t e = 0; e < tensor.size(); ++e)
-        tensor.data[e] = double(rng.below(model.vocab));
+        tensor.data[e] = double(rng.below(head->vocab()));
     }
     auto w = tape.value(weights);
     for (std::size_t e = 0; e < w.size(); ++e) w.data[e] = e % 3 == 1 ? 0.0 : 1.0;
@@ -144,8 +148,7 @@ TEST_CASE("fused blocks compute the composite graph's loss and gradients, for ev
         CAPTURE(causal);
         CAPTURE(norm);
         check_fused_equals_composite(
-            transformer(std::string(mixer->name()), norm, causal ? 7 : 0, 6, 4, 2, 2, causal), 3,
-            31);
+            transformer(std::string(mixer->name()), norm, causal ? 7 : 0, 6, 4, 2, 2), 3, 31);
       }
     }
 }
@@ -159,8 +162,7 @@ TEST_CASE("denoise with transformer blocks (float input, no embedding or head): 
   for (const char* mixer : {"universal", "attention", "fourier"})
     for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
       CAPTURE(mixer);
-      CHECK(gradient_error(transformer(mixer, "layernorm", 0, 6, 4, 2, 2, false), 2, 9, kernels) <=
-            1e-6);
+      CHECK(gradient_error(transformer(mixer, "layernorm", 0, 6, 4, 2, 2), 2, 9, kernels) <= 1e-6);
     }
 }
 
@@ -227,7 +229,7 @@ TEST_CASE("universal heads start with softplus(s) = 1 and γ = layer.gate_init")
     layer.heads = 2;
     layer.rank = 4;
     layer.gate_init = gate;
-    Model<double> model(6, 0, stack, layer, 10, true);
+    Model<double> model(6, 0, stack, layer, task::make_token_head<double>(10));
     initialize(model, 2);
     int gates = 0;
     for (const ParameterSlice& slice : model.params.slices) {

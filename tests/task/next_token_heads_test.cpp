@@ -39,7 +39,7 @@ TEST_CASE("heads.json of an untrained model, for the mixers with scores and one 
     const config::Config config = small_config(mixer);
     const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
     model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                              int(data.vocab.size()), true);
+                              task::make_token_head<float>(int(data.vocab.size())));
     model::initialize(model, config.seed);
     model::Model<float> initial = model;
     const nlohmann::json heads = task::head_structure(model, initial, data.validation, 16);

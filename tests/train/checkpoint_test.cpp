@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "../task/train_denoise.hpp"
 #include "config/load.hpp"
 #include "io/io_error.hpp"
 #include "model/initialize.hpp"
@@ -36,7 +37,7 @@ train::TrainResult run(const config::Config& config, const data::Dataset& datase
   options.after_step = [&](int step) {
     if (step == stop_after) stop = true;
   };
-  return train::train_model(config.train, config.seed, dataset, model, options);
+  return testing::train_denoise(config.train, config.seed, dataset, model, options);
 }
 
 }  // namespace
@@ -73,7 +74,8 @@ TEST_CASE("a run interrupted at any step and resumed ends bit-identical to an un
       REQUIRE(second.curve.size() == reference.curve.size());
       for (std::size_t k = 0; k < reference.curve.size(); ++k) {
         CHECK(second.curve[k].loss == reference.curve[k].loss);
-        CHECK(std::isnan(second.curve[k].test_metric) == std::isnan(reference.curve[k].test_metric));
+        CHECK(std::isnan(second.curve[k].test_metric) ==
+              std::isnan(reference.curve[k].test_metric));
       }
     }
   }
@@ -132,7 +134,7 @@ TEST_CASE("train.checkpoint_every hands out the state every k steps, never after
   options.quiet = true;
   options.on_checkpoint = [&](const train::TrainingState& state) { saved.push_back(state); };
   const train::TrainResult result =
-      train::train_model(settings, config.seed, dataset, model, options);
+      testing::train_denoise(settings, config.seed, dataset, model, options);
   REQUIRE(result.status == train::TrainStatus::kComplete);
   REQUIRE(saved.size() == 2);
   CHECK(saved[0].steps_done == 30);
@@ -147,7 +149,7 @@ TEST_CASE("train.checkpoint_every hands out the state every k steps, never after
   resume.quiet = true;
   resume.resume_from = &decoded;
   const train::TrainResult finished =
-      train::train_model(settings, config.seed, dataset, resumed, resume);
+      testing::train_denoise(settings, config.seed, dataset, resumed, resume);
   CHECK(finished.final_test_metric == result.final_test_metric);
   CHECK(std::memcmp(resumed.params.values.data(), model.params.values.data(),
                     model.params.values.size() * sizeof(float)) == 0);

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "../task/train_denoise.hpp"
 #include "config/load.hpp"
 #include "data/dataset.hpp"
 #include "model/initialize.hpp"
@@ -39,7 +40,7 @@ Outcome train_with_threads(const std::string& kind, int threads, int n = 16,
   train::TrainOptions options;
   options.quiet = true;
   const train::TrainResult result =
-      train::train_model(config.train, config.seed, dataset, model, options);
+      testing::train_denoise(config.train, config.seed, dataset, model, options);
   omp_set_num_threads(previous);
   Outcome outcome{initial, model.params.values, result.final_test_metric, {}, result.kernels};
   for (const auto& point : result.curve) outcome.losses.push_back(point.loss);

@@ -9,16 +9,11 @@
 #include "model/evaluate.hpp"
 #include "model/mixers/universal.hpp"
 #include "model/model.hpp"
+#include "model/resource_estimate.hpp"
 #include "tape/tape.hpp"
-// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
-#include "train/resource_estimate.hpp"
 
 namespace ufl::model {
 namespace {
-
-using train::MemoryPart;
-using train::ResourceEstimate;
-using train::TrainConfig;
 
 constexpr double kFloat = sizeof(float), kDouble = sizeof(double);
 // The process itself: code, libraries, OpenMP's thread stacks, logging.
@@ -59,7 +54,7 @@ double eval_flops_per_sample(const Sizes& s) {
 }
 
 ResourceEstimate estimate_layers(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                 const ModelConfig& model, const TrainConfig& train, int threads,
+                                 const ModelConfig& model, const TrainingShape& train, int threads,
                                  bool data_from_files) {
   // Every layer of a stack works on the stream's width D = model.width (d unless given), not on
   // the data's d: its parameters (W_v is D×D) and activations grow with D, and with the depth.
@@ -192,7 +187,7 @@ class MixerBlockKind : public BlockKind {
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const ModelConfig& model, const TrainConfig& train, int threads,
+                            const ModelConfig& model, const TrainingShape& train, int threads,
                             bool data_from_files) const override {
     return estimate_layers(dataset, layer, model, train, threads, data_from_files);
   }

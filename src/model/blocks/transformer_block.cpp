@@ -1,7 +1,8 @@
 // The transformer block (model.block = "transformer"; docs/transformer.md §1): its kind, how it
-// builds (E and P, then per block its branches [norm1, heads] and [norm2, mlp], then the final
-// norm; slices named blockL/…), initialises (GPT-2's, docs/transformer.md §4) and records its
-// blocks (fused branches, docs/transformer.md §8), and the memory and time a run of them needs.
+// builds (P, then per block its branches [norm1, heads] and [norm2, mlp]; slices named blockL/…;
+// the token task's E and final norm are its head's, task/token_head.hpp), initialises (GPT-2's,
+// docs/transformer.md §4) and records its blocks (fused branches, docs/transformer.md §8), and the
+// memory and time a run of them needs.
 #include "model/blocks/transformer_block.hpp"
 
 #include <algorithm>
@@ -12,9 +13,8 @@
 #include "model/evaluate.hpp"
 #include "model/modules/mlp.hpp"
 #include "model/modules/norm.hpp"
+#include "model/resource_estimate.hpp"
 #include "tape/tape.hpp"
-// The estimate is the kind's own, in train/'s types: an include from model/ up to train/.
-#include "train/resource_estimate.hpp"
 
 namespace ufl::model {
 
@@ -67,10 +67,6 @@ template struct TransformerBlock<double>;
 
 namespace {
 
-using train::MemoryPart;
-using train::ResourceEstimate;
-using train::TrainConfig;
-
 // layer.gate_init in transformer blocks: the heads start close to attention, since the
 // unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
 // the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
@@ -96,7 +92,8 @@ std::string number(double value) {
 }
 
 ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                 const ModelConfig& model, const TrainConfig& train, int threads) {
+                                 const ModelConfig& model, const TrainingShape& train,
+                                 int threads) {
   const double n = dataset.n, D = std::max(model.width, 1), h = std::max(layer.heads, 1);
   const double r = layer.rank, depth = std::max(model.depth, 1), batch = train.batch_size;
   const double hidden = model.mlp_ratio * D, values = D / h;
@@ -287,7 +284,7 @@ class TransformerBlockKind : public BlockKind {
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const ModelConfig& model, const TrainConfig& train, int threads,
+                            const ModelConfig& model, const TrainingShape& train, int threads,
                             bool) const override {
     return estimate_blocks(dataset, layer, model, train, threads);
   }
@@ -307,7 +304,6 @@ class TransformerBlockKind : public BlockKind {
     Parameters<T>& params = model.params;
     if (width % layer.heads != 0)
       throw std::invalid_argument("layer.heads must divide model.width");
-    if (model.tokens()) model.token_table = params.add(0, "E", "E", model.vocab, width);
     // Float input gets P too: without it a non-causal block is permutation-equivariant and
     // cannot tell which row precedes another (Section 7's induction task needs that;
     // docs/transformer.md §7).
@@ -338,12 +334,6 @@ class TransformerBlockKind : public BlockKind {
         }
       }
       model.blocks.push_back(std::move(block));
-    }
-    if (model.tokens()) {
-      model.final_norm = std::make_shared<NormModule<T>>("final_norm", norm, width);
-      for (const TensorSpec& spec : model.final_norm->parameters())
-        model.final_norm_slices.push_back(
-            params.add(config.depth - 1, spec.name, spec.name, spec.rows, spec.cols));
     }
   }
 };

@@ -7,10 +7,12 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
-#include "model/loss.hpp"
+#include "task/loss.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using task::LossGraph;
+using task::record_loss;
 using ufl::testing::model_of;
 
 namespace {

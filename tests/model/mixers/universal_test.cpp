@@ -10,10 +10,12 @@
 
 #include "../layer_runner.hpp"
 #include "model/classical_operators.hpp"
-#include "model/loss.hpp"
+#include "task/loss.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using task::LossGraph;
+using task::record_loss;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;

@@ -1,6 +1,6 @@
 // The loss recorded apart from the model: each sample's squared error per element, and its
 // gradient with respect to Y.
-#include "model/loss.hpp"
+#include "task/loss.hpp"
 
 #include "../tape/gradient_check.hpp"
 
@@ -12,7 +12,7 @@ TEST_CASE("squared_error: ‖Y − C‖²/(n·d) per sample") {
   Tape<double> tape;
   const Var y = tape.input(Shape{2, 2, 2}, "Y");
   const Var c = tape.input(Shape{2, 2, 2}, "C");
-  const Var error = model::squared_error(tape, y, c);
+  const Var error = task::squared_error(tape, y, c);
   tape.plan();
   for (int e = 0; e < 8; ++e) {
     tape.value(y).data[e] = e;
@@ -28,6 +28,6 @@ TEST_CASE("squared_error: its gradient with respect to Y matches finite differen
           const Var y = tape.input(Shape{3, 4, 2}, "Y", true);
           const Var c = tape.input(Shape{3, 4, 2}, "C");
           checked = {{y}};  // C stays 0
-          return model::squared_error(tape, y, c);
+          return task::squared_error(tape, y, c);
         }) <= 1e-6);
 }

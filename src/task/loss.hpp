@@ -1,11 +1,14 @@
 #pragma once
-// The task's loss (docs/experiment.md §2), recorded apart from the model:
+// The denoise task's loss (docs/experiment.md §2), recorded on the model's output:
 //   loss = mean_b ‖Y_b − C_b‖²_F/(n·d) + λ_orth · mean over layers of mean_b penalty_l,b,
 // penalty_l,b = (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² for layers whose mixer has U and V.
 #include "model/model.hpp"
 #include "tape/ops.hpp"
 
-namespace ufl::model {
+namespace ufl::task {
+
+using model::LayerGraph;
+using model::ModelGraph;
 
 // One sample's squared error per element, ‖Y − C‖²_F/(n·d); R = Y − C is kept for backward.
 template <class T>
@@ -91,4 +94,4 @@ LossGraph<T> record_loss(Tape<T>& tape, const ModelGraph<T>& model, double ortho
   return graph;
 }
 
-}  // namespace ufl::model
+}  // namespace ufl::task

@@ -1,0 +1,83 @@
+#pragma once
+// The next_token task's head (docs/transformer.md §1): its two ends of the stack and its loss.
+// The input is n token ids of a vocabulary, embedded by the token table E (vocab×D, GPT-2's
+// N(0, init_std²)); every head's M is causal; the output is a final norm of H_L, read by the tied
+// head, logits = norm(H_L)·Eᵀ, into the cross-entropy of each position's next token (one fused op,
+// tape/ops/cross_entropy.hpp).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/modules/norm.hpp"
+
+namespace ufl::task {
+
+template <class T>
+class TokenHead : public model::Head<T> {
+ public:
+  explicit TokenHead(int vocab) : vocab_(vocab) {}
+  int vocab() const { return vocab_; }
+  // E's slice in a model with this head.
+  int table(const model::Model<T>& model) const { return model.head_input.front(); }
+
+  bool causal() const override { return true; }
+  std::vector<int> build_input(model::Model<T>& model) const override {
+    return {model.params.add(0, "E", "E", vocab_, model.width)};
+  }
+  std::vector<int> build_output(model::Model<T>& model) const override {
+    std::vector<int> slices;
+    for (const model::TensorSpec& spec : final_norm(model).parameters())
+      slices.push_back(
+          model.params.add(model.config.depth - 1, spec.name, spec.name, spec.rows, spec.cols));
+    return slices;
+  }
+  void initialize_input(model::Model<T>& model, data::Rng& rng) const override {
+    MatrixMap<T> matrix = model.params.matrix(table(model));
+    for (Eigen::Index e = 0; e < matrix.size(); ++e)
+      matrix.data()[e] = T(model.config.init_std * rng.normal());
+  }
+  void initialize_output(model::Model<T>& model, data::Rng& rng) const override {
+    final_norm(model).initialize(model.views(model.head_output), rng);
+  }
+  std::string input_name() const override { return "E[x]"; }
+  Var record_input(Tape<T>& tape, model::Model<T>& model, int batch, bool with_grads,
+                   model::ModelGraph<T>& graph) const override {
+    graph.x = tape.input(Shape{batch, model.n, 1}, "tokens");
+    graph.tied_table = model::parameter_node(tape, model.params, table(model), with_grads);
+    return embed(tape, graph.x, graph.tied_table, input_name());
+  }
+  Var record_output(Tape<T>& tape, model::Model<T>& model, Var h, bool with_grads) const override {
+    std::vector<Var> norm;
+    for (int index : model.head_output)
+      norm.push_back(model::parameter_node(tape, model.params, index, with_grads));
+    return final_norm(model).record(tape, h, norm).out;
+  }
+  // The loss of the recorded model: per window the weighted mean cross-entropy of each
+  // position's next token (`targets`, `weights`: [B, n, 1]) and the accuracy.
+  CrossEntropyGraph record_loss(Tape<T>& tape, const model::ModelGraph<T>& graph, Var targets,
+                                Var weights) const {
+    return tied_cross_entropy(tape, graph.y, graph.tied_table, targets, weights);
+  }
+
+ private:
+  // The final norm holds no state but its kind and width: made where it is used.
+  static model::NormModule<T> final_norm(const model::Model<T>& model) {
+    return model::NormModule<T>("final_norm", model::norm_kind(model.config.norm), model.width);
+  }
+  int vocab_;
+};
+
+// A head for a vocabulary of `vocab` tokens, to build a model with.
+template <class T>
+std::shared_ptr<const model::Head<T>> make_token_head(int vocab) {
+  return std::make_shared<TokenHead<T>>(vocab);
+}
+
+// The head of a model built with one.
+template <class T>
+const TokenHead<T>& token_head(const model::Model<T>& model) {
+  return dynamic_cast<const TokenHead<T>&>(*model.head);
+}
+
+}  // namespace ufl::task
