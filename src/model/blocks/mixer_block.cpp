@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "data/registry.hpp"
+#include "model/blocks/cost_model.hpp"
 #include "model/evaluate.hpp"
 #include "model/mixers/universal.hpp"
 #include "model/model.hpp"
@@ -15,20 +16,7 @@
 namespace ufl::model {
 namespace {
 
-constexpr double kFloat = sizeof(float), kDouble = sizeof(double);
-// The process itself: code, libraries, OpenMP's thread stacks, logging.
-constexpr double kProcessBytes = 40e6;
-// The cost model's speed of the products inside a step, per thread: the fused kernel runs at
-// 50–75% of a 2020s x86 core's float GEMM peak (bench/results/latest.md: 75–105 GFLOP/s with
-// AVX2/FMA). Elementwise work (softmax, scalings) is charged at kElementwiseFlops per n² entry.
-constexpr double kGflopsPerThread = 60;
-constexpr double kElementwiseFlops = 40;
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.15g", value);
-  return text;
-}
+using namespace cost_model;
 
 struct Sizes {
   double n, d, r, h, batch, train_size, test_size, depth;

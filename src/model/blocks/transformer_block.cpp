@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "data/registry.hpp"
+#include "model/blocks/cost_model.hpp"
 #include "model/evaluate.hpp"
 #include "model/modules/mlp.hpp"
 #include "model/modules/norm.hpp"
@@ -73,23 +74,13 @@ namespace {
 // §10; chosen on seeds 11 and 12 of the copying check).
 constexpr double kTransformerGateInit = 0.99;
 
-constexpr double kFloat = sizeof(float);
-constexpr double kProcessBytes = 40e6;
-// The fused blocks' products run at 70–95% of a core's float GEMM peak (bench/results/
-// transformer.md); 60 GFLOP/s per thread is a 2020s x86 core's share, as for the denoise layer.
-constexpr double kGflopsPerThread = 60;
-constexpr double kElementwiseFlops = 40;
+using namespace cost_model;
 // The softmax of the tied head's logits: an exponential and a division per logit.
 constexpr double kSoftmaxFlops = 20;
 // Memory traffic that does no arithmetic (clearing and summing gradient slots, AdamW's pass):
 // 10 GB/s, from the mqar run with a vocabulary of 10⁶ timed on the quiet 2-core machine (4.4 s
 // per step, 82 s in all; docs/running.md).
 constexpr double kBytesPerSecond = 1e10;
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.15g", value);
-  return text;
-}
 
 ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
                                  const ModelConfig& model, const TrainingShape& train,
