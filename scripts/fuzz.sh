@@ -17,7 +17,7 @@ read -r -a targets <<<"${UFL_FUZZ_TARGETS:-fuzz_config fuzz_npy fuzz_checkpoint}
 
 # Debug keeps assertions (ufl's and Eigen's) on; -O1 keeps the fuzzers fast.
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="${UFL_FUZZ_CXX:-clang++}" -DUFL_FUZZ=ON \
-      -DUFL_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
+      -DUFL_PCH=ON -DUFL_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 # A RAM-backed scratch folder when there is one: fuzz_npy writes every input to a file, and on a
