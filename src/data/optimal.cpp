@@ -68,19 +68,12 @@ Eigen::MatrixXd wiener_operator(const Eigen::MatrixXd& covariance, double noise)
   return eigenvectors * gains.asDiagonal() * eigenvectors.transpose();
 }
 
-Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
-                                    const std::vector<bool>& hidden, double noise) {
-  const Eigen::Index n = covariance.rows();
-  if (static_cast<Eigen::Index>(hidden.size()) != n)
-    throw std::invalid_argument("best_fixed_operator: one hidden flag per position");
-  Eigen::VectorXd shown(n);
-  for (Eigen::Index i = 0; i < n; ++i) shown(i) = hidden[i] ? 0.0 : 1.0;
-  // E[C Xᵀ] = ΓP and E[X Xᵀ] = PΓP + σ²I per channel (the noise is independent of C).
-  const Eigen::MatrixXd cross = covariance * shown.asDiagonal();
-  const Eigen::MatrixXd input = shown.asDiagonal() * covariance * shown.asDiagonal() +
-                                noise * noise * Eigen::MatrixXd::Identity(n, n);
-  // (PΓP + σ²I)⁻¹ through its eigenvalues; those at rounding level (hidden rows at σ = 0) are
-  // left out: a pseudo-inverse, so rows the input never shows get weight 0.
+namespace {
+
+// cross · input⁺ for a symmetric input, through its eigenvalues; those at rounding level (hidden
+// rows at σ = 0) are left out: a pseudo-inverse, so rows the input never shows get weight 0.
+Eigen::MatrixXd times_pseudo_inverse(const Eigen::MatrixXd& cross, const Eigen::MatrixXd& input) {
+  const Eigen::Index n = input.rows();
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(input);
   const Eigen::VectorXd& eigenvalues = eigen.eigenvalues();
   const double negligible = eigenvalues.cwiseAbs().maxCoeff() * static_cast<double>(n) *
@@ -92,6 +85,23 @@ Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
   return cross * vectors * inverse.asDiagonal() * vectors.transpose();
 }
 
+}  // namespace
+
+Eigen::MatrixXd best_fixed_operator(const Eigen::MatrixXd& covariance,
+                                    const std::vector<bool>& hidden, double noise) {
+  const Eigen::Index n = covariance.rows();
+  if (static_cast<Eigen::Index>(hidden.size()) != n)
+    throw std::invalid_argument("best_fixed_operator: one hidden flag per position");
+  Eigen::VectorXd shown(n);
+  for (Eigen::Index i = 0; i < n; ++i) shown(i) = hidden[i] ? 0.0 : 1.0;
+  // E[C Xᵀ] = ΓP and E[X Xᵀ] = PΓP + σ²I per channel (the noise is independent of C).
+  const Eigen::MatrixXd cross = covariance * shown.asDiagonal();
+  const Eigen::MatrixXd input = shown.asDiagonal() * covariance * shown.asDiagonal() +
+                                noise * noise * Eigen::MatrixXd::Identity(n, n);
+  // (PΓP + σ²I)⁺: rows the input never shows get weight 0.
+  return times_pseudo_inverse(cross, input);
+}
+
 Eigen::MatrixXd mixed_fixed_operator(const Eigen::MatrixXd& covariance,
                                      const Eigen::MatrixXd& mixing, double noise) {
   const Eigen::Index n = covariance.rows();
@@ -99,15 +109,7 @@ Eigen::MatrixXd mixed_fixed_operator(const Eigen::MatrixXd& covariance,
   Eigen::MatrixXd input = mixing * covariance * mixing.transpose();
   input = (input + input.transpose()) / 2.0;
   input += noise * noise * Eigen::MatrixXd::Identity(n, n);
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(input);
-  const Eigen::VectorXd& eigenvalues = eigen.eigenvalues();
-  const double negligible = eigenvalues.cwiseAbs().maxCoeff() * static_cast<double>(n) *
-                            std::numeric_limits<double>::epsilon();
-  Eigen::VectorXd inverse(n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    inverse(i) = eigenvalues(i) > negligible ? 1.0 / eigenvalues(i) : 0.0;
-  const Eigen::MatrixXd& vectors = eigen.eigenvectors();
-  return cross * vectors * inverse.asDiagonal() * vectors.transpose();
+  return times_pseudo_inverse(cross, input);
 }
 
 Eigen::MatrixXd optimal_operator(const Dataset& dataset, const SampleSet& set, int s) {
