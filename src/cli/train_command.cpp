@@ -281,111 +281,178 @@ void check_resources(const config::Config& config, bool from_files, bool quiet) 
                  io::format_bytes(memory.usable()));
 }
 
-}  // namespace
+// The run a `ufl train` invocation asks for: its folder and, unless it resumes a folder without a
+// CONFIG, the config given (file, --set, --seed).
+struct RunRequest {
+  fs::path out;
+  std::optional<config::Config> given;
+};
 
-int run_train(const TrainArguments& arguments) {
-  return report_errors([&] {
-    const auto wall_start = std::chrono::steady_clock::now();
-    StopSignals signals;
-
-    // The run folder and, unless resuming a folder, the config.
-    const bool resume_given = !arguments.resume.empty();
-    std::optional<config::Config> given;
-    fs::path out;
-    if (resume_given) {
-      out = arguments.resume;
-      if (!arguments.config_path.empty()) {
-        // The data folder is the one given, else the one the interrupted run recorded.
-        std::string data_dir = arguments.data_dir;
-        if (data_dir.empty()) data_dir = read_manifest(out).value("data_dir", std::string());
-        given = load_run_config(arguments.config_path, arguments.overrides, data_dir);
-      } else if (!arguments.overrides.empty())
-        throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
-                       out.string());
-    } else {
-      if (arguments.config_path.empty())
-        throw BadInput(arguments.continue_run
-                           ? "--continue needs a CONFIG file"
-                           : "ufl train needs a CONFIG file (or --resume RUN_DIR)");
-      given = load_run_config(arguments.config_path, arguments.overrides, arguments.data_dir);
-      out = arguments.out.empty() ? fs::path("results") / given->name : fs::path(arguments.out);
+RunRequest read_request(const TrainArguments& arguments) {
+  RunRequest request;
+  if (!arguments.resume.empty()) {
+    request.out = arguments.resume;
+    if (!arguments.config_path.empty()) {
+      // The data folder is the one given, else the one the interrupted run recorded.
+      std::string data_dir = arguments.data_dir;
+      if (data_dir.empty()) data_dir = read_manifest(request.out).value("data_dir", std::string());
+      request.given = load_run_config(arguments.config_path, arguments.overrides, data_dir);
+    } else if (!arguments.overrides.empty()) {
+      throw BadInput("--set and --seed cannot change an interrupted run; give only --resume " +
+                     request.out.string());
     }
+    return request;
+  }
+  if (arguments.config_path.empty())
+    throw BadInput(arguments.continue_run ? "--continue needs a CONFIG file"
+                                          : "ufl train needs a CONFIG file (or --resume RUN_DIR)");
+  request.given = load_run_config(arguments.config_path, arguments.overrides, arguments.data_dir);
+  request.out =
+      arguments.out.empty() ? fs::path("results") / request.given->name : fs::path(arguments.out);
+  return request;
+}
 
-    // One process per run folder; then what earlier runs left there.
-    const RunGuard guard(out);
-    // What the folder holds: a finished run's status (none when it holds no run).
-    const std::optional<train::TrainStatus> status = train::recorded_status(out);
-    std::optional<ResumeSource> crashed = best_crashed_run(guard.stale());
-    std::optional<ResumeSource> source;
-    if (resume_given) {
+// How a run starts (docs/running.md): from step 0 (a new folder, or --force over a crash), from a
+// checkpoint (--resume; --continue of an interrupted or crashed run), or not at all (--continue of
+// a complete run).
+enum class RunStart { kFresh, kFromCheckpoint, kAlreadyComplete };
+
+// The most advanced of an interrupted folder's checkpoint and a crashed staging folder's.
+std::optional<ResumeSource> further(std::optional<ResumeSource> source,
+                                    std::optional<ResumeSource> crashed) {
+  if (crashed && (!source || crashed->state.steps_done > source->state.steps_done)) return crashed;
+  return source;
+}
+
+// One `ufl train`, as its phases: decide how the run starts, open its staging folder, train, and
+// write the folder as the training ended (diverged, interrupted, or complete with its analysis).
+class TrainCommand {
+ public:
+  // `wall_start`: when the command began; `signals`: installed before the config was read.
+  TrainCommand(const TrainArguments& arguments, RunRequest request,
+               std::chrono::steady_clock::time_point wall_start, StopSignals& signals)
+      : arguments_(arguments),
+        wall_start_(wall_start),
+        signals_(signals),
+        out_(std::move(request.out)),
+        given_(std::move(request.given)),
+        guard_(out_) {}
+
+  int run() {
+    if (decide_start() == RunStart::kAlreadyComplete) {
+      guard_.remove_stale();
+      spdlog::info("{} is complete; nothing to do", out_.string());
+      return int(kSuccess);
+    }
+    open_staging();
+    // A failure from here on (a full disk while writing a checkpoint or the run) keeps the
+    // staging folder when it holds a checkpoint, for --continue, rather than removing it.
+    try {
+      const train::TrainResult training = train();
+      // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
+      if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
+      run_->write_curves(staging(), training);
+      if (training.status == train::TrainStatus::kDiverged) write_diverged(training);
+      results::write_parameters(staging(), run_->model());
+      if (training.status == train::TrainStatus::kInterrupted) return write_interrupted(training);
+      return write_complete(training);
+    } catch (const interrupt::Interrupted&) {
+      throw;  // the run folder, if any, is as it was
+    } catch (const io::IoError& error) {
+      const int step = checkpoint_step_.load();
+      if (step < 0 || folder_->committed()) throw;
+      folder_->keep_staging();
+      throw io::IoError(std::string(error.what()) + "; the checkpoint of step " +
+                        std::to_string(step) + " is kept in " + staging().string() +
+                        ": once that is fixed, resume with ufl train --resume " + out_.string());
+    } catch (...) {
+      const int step = checkpoint_step_.load();
+      if (step >= 0 && !folder_->committed()) {
+        folder_->keep_staging();
+        spdlog::warn("the checkpoint of step {} is kept in {}: resume with ufl train --resume {}",
+                     step, staging().string(), out_.string());
+      }
+      throw;
+    }
+  }
+
+ private:
+  const fs::path& staging() const { return folder_->staging(); }
+
+  // What the folder holds decides the start: a finished run's status (none when it holds no run)
+  // and the checkpoints that killed processes left beside it. Sets source_ and record_.
+  RunStart decide_start() {
+    const std::optional<train::TrainStatus> status = train::recorded_status(out_);
+    std::optional<ResumeSource> crashed = best_crashed_run(guard_.stale());
+    if (!arguments_.resume.empty()) {
+      std::optional<ResumeSource> interrupted;
       if (status == train::TrainStatus::kInterrupted || !crashed)
-        source = read_interrupted_run(out);
-      if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
-        source = std::move(crashed);
-      if (given)
-        if (const std::string difference =
-                settings_difference(config::to_json(*given), config::to_json(source->config),
-                                    "given", "in " + (source->folder / "config.json").string());
-            !difference.empty())
-          throw BadInput(arguments.config_path + " (with --set/--seed) differs from " +
-                         (source->folder / "config.json").string() + ": " + difference +
-                         "; resume with the same settings, or give only --resume");
-    } else if (arguments.continue_run) {
-      const fs::path settings_file = status    ? out / "config.json"
+        interrupted = read_interrupted_run(out_);
+      source_ = further(std::move(interrupted), std::move(crashed));
+      if (given_) refuse_other_settings(*given_, source_->folder / "config.json");
+    } else if (arguments_.continue_run) {
+      const fs::path settings_file = status    ? out_ / "config.json"
                                      : crashed ? crashed->folder / "config.json"
                                                : fs::path();
       if (!settings_file.empty())
         if (const std::string difference = settings_difference(
-                config::to_json(*given), config::to_json(config::load_config(settings_file)),
+                config::to_json(*given_), config::to_json(config::load_config(settings_file)),
                 "given", "in " + settings_file.string());
             !difference.empty())
-          throw BadInput(out.string() + " holds a run with other settings: " + difference +
+          throw BadInput(out_.string() + " holds a run with other settings: " + difference +
                          "; choose another --out");
-      if (status == train::TrainStatus::kComplete) {
-        guard.remove_stale();
-        spdlog::info("{} is complete; nothing to do", out.string());
-        return int(kSuccess);
-      }
+      if (status == train::TrainStatus::kComplete) return RunStart::kAlreadyComplete;
       if (status == train::TrainStatus::kDiverged)
-        throw train::Diverged(out.string() + " diverged before; see its manifest.json");
-      if (status == train::TrainStatus::kInterrupted) source = read_interrupted_run(out);
-      if (crashed && (!source || crashed->state.steps_done > source->state.steps_done))
-        source = std::move(crashed);
-    } else if (crashed && !arguments.force) {
-      throw BadInput("a run of " + out.string() + " killed at step " +
+        throw train::Diverged(out_.string() + " diverged before; see its manifest.json");
+      std::optional<ResumeSource> interrupted;
+      if (status == train::TrainStatus::kInterrupted) interrupted = read_interrupted_run(out_);
+      source_ = further(std::move(interrupted), std::move(crashed));
+    } else if (crashed && !arguments_.force) {
+      throw BadInput("a run of " + out_.string() + " killed at step " +
                      std::to_string(crashed->state.steps_done) + " left a checkpoint in " +
                      crashed->folder.string() +
                      "; resume it with --continue, or pass --force to start over");
     }
 
-    RunRecord record;
-    record.config = source ? source->config : *given;
-    const config::Config& config = record.config;
-    record.data_dir = arguments.data_dir;
-    if (record.data_dir.empty() && source) record.data_dir = source->manifest.value("data_dir", "");
-    record.invocations = invocations(source, arguments.command_line);
+    record_.config = source_ ? source_->config : *given_;
+    record_.data_dir = arguments_.data_dir;
+    if (record_.data_dir.empty() && source_)
+      record_.data_dir = source_->manifest.value("data_dir", "");
+    record_.invocations = invocations(source_, arguments_.command_line);
     // What `ufl analyze` recorded on the interrupted run stays with it (docs/analyze.md).
-    if (source) record.analyses = read_manifest(out).value("analyses", json::array());
+    if (source_) record_.analyses = read_manifest(out_).value("analyses", json::array());
+    return source_ ? RunStart::kFromCheckpoint : RunStart::kFresh;
+  }
 
-    // The staging folder holds the run's config, a "running" manifest and its checkpoints
-    // until the run is written; a killed process leaves it for --continue. An --out that cannot
-    // be used is refused before the estimate is printed: one line, like any bad input.
-    auto folder = open_run_folder(out, arguments.force || source.has_value());
-    const fs::path& staging = folder->staging();
-    check_resources(config, !record.data_dir.empty(), arguments.quiet);
-    if (source && fs::is_directory(out / "metrics_history"))
-      io::link_tree(out / "metrics_history", staging / "metrics_history");
-    results::write_json(staging / "config.json", config::to_json(config));
-    results::write_json(staging / "manifest.json", manifest_json(record, std::nullopt));
-    std::atomic<int> checkpoint_step{-1};
-    const bool resuming = source.has_value();
-    signals.on_emergency([&] {
+  // --resume with a CONFIG must give the settings the interrupted run trained with.
+  void refuse_other_settings(const config::Config& given, const fs::path& settings_file) const {
+    if (const std::string difference =
+            settings_difference(config::to_json(given), config::to_json(source_->config), "given",
+                                "in " + settings_file.string());
+        !difference.empty())
+      throw BadInput(arguments_.config_path + " (with --set/--seed) differs from " +
+                     settings_file.string() + ": " + difference +
+                     "; resume with the same settings, or give only --resume");
+  }
+
+  // The staging folder holds the run's config, a "running" manifest and its checkpoints until
+  // the run is written; a killed process leaves it for --continue. An --out that cannot be used
+  // is refused before the estimate is printed: one line, like any bad input.
+  void open_staging() {
+    const config::Config& config = record_.config;
+    folder_ = open_run_folder(out_, arguments_.force || source_.has_value());
+    check_resources(config, !record_.data_dir.empty(), arguments_.quiet);
+    if (source_ && fs::is_directory(out_ / "metrics_history"))
+      io::link_tree(out_ / "metrics_history", staging() / "metrics_history");
+    results::write_json(staging() / "config.json", config::to_json(config));
+    results::write_json(staging() / "manifest.json", manifest_json(record_, std::nullopt));
+    signals_.on_emergency([this, resuming = source_.has_value()] {
       // Stopped inside a computation that cannot check the request: the staging folder stays
       // for --continue when it holds a checkpoint, and goes when it does not.
-      const int step = checkpoint_step.load();
+      const int step = checkpoint_step_.load();
       if (step < 0) {
         std::error_code ignored;
-        fs::remove_all(staging, ignored);
+        fs::remove_all(staging(), ignored);
         std::fprintf(stderr, resuming ? "ufl: interrupted; the run is as it was before\n"
                                       : "ufl: interrupted before the first checkpoint; nothing "
                                         "kept\n");
@@ -393,147 +460,150 @@ int run_train(const TrainArguments& arguments) {
         std::fprintf(stderr,
                      "ufl: interrupted; the checkpoint of step %d is kept in %s: resume with "
                      "ufl train --resume %s\n",
-                     step, staging.c_str(), out.c_str());
+                     step, staging().c_str(), out_.c_str());
       }
     });
+  }
 
-    // A failure from here on (a full disk while writing a checkpoint or the run) keeps the
-    // staging folder when it holds a checkpoint, for --continue, rather than removing it.
-    try {
-      // The data follow dataset.seed; the initialisation and the minibatches follow seed.
-      const std::unique_ptr<task::TaskRun> run = task::start_run(config, record.data_dir);
-      // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
-      if (!record.data_dir.empty())
-        record.data_dir = fs::absolute(record.data_dir).lexically_normal().string();
-      record.data = run->data_record();
-      if (source) check_resume_data(*source, record.data, *run, out);
-      results::write_json(staging / "manifest.json", manifest_json(record, std::nullopt));
-      run->write_inputs(staging);
+  // Reads or draws the data, builds the model and trains it from step 0 or the checkpoint.
+  train::TrainResult train() {
+    const config::Config& config = record_.config;
+    // The data follow dataset.seed; the initialisation and the minibatches follow seed.
+    run_ = task::start_run(config, record_.data_dir);
+    // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
+    if (!record_.data_dir.empty())
+      record_.data_dir = fs::absolute(record_.data_dir).lexically_normal().string();
+    record_.data = run_->data_record();
+    if (source_) check_resume_data(*source_, record_.data, *run_, out_);
+    results::write_json(staging() / "manifest.json", manifest_json(record_, std::nullopt));
+    run_->write_inputs(staging());
 
-      // From here the staging folder holds the resume point, so the leftovers can go.
-      if (source) {
-        train::write_checkpoint(staging / "checkpoint.bin", source->state);
-        checkpoint_step = source->state.steps_done;
-      }
-      guard.remove_stale();
-
-      // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
-      // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
-      train::ThreadGovernor governor(
-          arguments.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
-          omp_get_max_threads());
-      governor.start();
-      const int threads = omp_get_max_threads();
-      spdlog::info(
-          "train '{}': {}, {} steps of {} on {} thread{}{} → {}{}", config.name, run->describe(),
-          config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s",
-          governor.active() ? " (following the free cores; --threads fixes it)" : "", out.string(),
-          source ? " (resuming after step " + std::to_string(source->state.steps_done) + ")" : "");
-
-      train::TrainOptions options;
-      options.quiet = arguments.quiet;
-      options.stop_requested = interrupt::stop_flag();
-      if (source) options.resume_from = &source->state;
-      options.probe = run->probe();
-      options.metric_name = run->record().metric_column;
-      options.after_step = [&governor](int) { governor.update(); };
-      options.on_checkpoint = [&](const train::TrainingState& state) {
-        train::write_checkpoint(staging / "checkpoint.bin", state);
-        checkpoint_step = state.steps_done;
-      };
-      const train::TrainResult training =
-          train::train_session(config.train, config.seed, run->session(), run->model(), options);
-      // Stopped in order: what follows writes the run folder, which the watchdog must not cut.
-      if (training.status == train::TrainStatus::kInterrupted) interrupt::acknowledge_stop();
-
-      run->write_curves(staging, training);
-      auto finish = [&](const train::TrainResult& result) {
-        const double wall_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-        results::write_json(staging / "manifest.json",
-                            finished_manifest(record, result, wall_seconds));
-        folder->commit();
-        return wall_seconds;
-      };
-      if (training.status == train::TrainStatus::kDiverged) {
-        // The trainer left the parameters that gave the last finite loss (docs/running.md).
-        results::write_parameters(staging, run->model());
-        train::TrainResult diverged = training;
-        // Not finite before any update: the cause is the model as initialised, not train.lr.
-        if (training.curve.size() == 1 && !source) diverged.message += initialisation_hint(config);
-        finish(diverged);
-        throw train::Diverged(diverged.message + " (recorded in " + out.string() +
-                              "/manifest.json)");
-      }
-      results::write_parameters(staging, run->model());
-      // An interrupted run keeps its state at the last step boundary and no fresh measurements:
-      // metrics.json says only how far it got (docs/running.md).
-      auto write_interrupted = [&](train::TrainResult result) {
-        interrupt::acknowledge_stop();
-        result.status = train::TrainStatus::kInterrupted;
-        train::write_checkpoint(staging / "checkpoint.bin", result.state);
-        results::write_json(staging / "metrics.json", {{"name", config.name},
-                                                       {"seed", config.seed},
-                                                       {"complete", false},
-                                                       {"steps_done", result.steps_done}});
-        finish(result);
-        spdlog::warn("interrupted after step {}/{}; checkpoint in {}", result.steps_done,
-                     config.train.steps, out.string());
-        spdlog::warn("continue with: ufl train --resume {}", out.string());
-        return int(kInterrupted);
-      };
-      if (training.status == train::TrainStatus::kInterrupted) return write_interrupted(training);
-
-      // The analysis can take long at large n: until it is written, the staging folder holds the
-      // finished training's state, so a kill or Ctrl-C meanwhile loses no training.
-      train::write_checkpoint(staging / "checkpoint.bin", training.state);
-      checkpoint_step = training.steps_done;
-      run->release_session();
-      // The phase after training (analysis, figures) honours a stop like training does: the run
-      // is written as interrupted with the final checkpoint, and --resume redoes this phase only
-      // (docs/running.md).
-      json metrics;
-      try {
-        metrics = run->analyze(staging);
-        metrics["name"] = config.name;
-        metrics["seed"] = config.seed;
-        metrics["complete"] = true;
-        metrics["steps_done"] = training.steps_done;
-        results::write_json(staging / "metrics.json", metrics);
-        for (const std::string& script : run->figure_scripts())
-          if (const std::string problem = results::draw_figure(script, staging); !problem.empty())
-            spdlog::warn("{}", problem);
-        interrupt::throw_if_stop_requested("the analysis");
-      } catch (const interrupt::Interrupted&) {
-        return write_interrupted(training);
-      }
-      fs::remove(staging / "checkpoint.bin");
-      const double wall_seconds = finish(training);
-
-      const std::vector<std::string> lines = run->report(metrics);
-      for (std::size_t k = 0; k < lines.size(); ++k)
-        spdlog::info("{}{}", k == 0 ? fmt::format("done in {:.1f}s: ", wall_seconds) : "",
-                     lines[k]);
-      spdlog::info("wrote {}", out.string());
-      return int(kSuccess);
-    } catch (const interrupt::Interrupted&) {
-      throw;  // the run folder, if any, is as it was
-    } catch (const io::IoError& error) {
-      const int step = checkpoint_step.load();
-      if (step < 0 || folder->committed()) throw;
-      folder->keep_staging();
-      throw io::IoError(std::string(error.what()) + "; the checkpoint of step " +
-                        std::to_string(step) + " is kept in " + staging.string() +
-                        ": once that is fixed, resume with ufl train --resume " + out.string());
-    } catch (...) {
-      const int step = checkpoint_step.load();
-      if (step >= 0 && !folder->committed()) {
-        folder->keep_staging();
-        spdlog::warn("the checkpoint of step {} is kept in {}: resume with ufl train --resume {}",
-                     step, staging.string(), out.string());
-      }
-      throw;
+    // From here the staging folder holds the resume point, so the leftovers can go.
+    if (source_) {
+      train::write_checkpoint(staging() / "checkpoint.bin", source_->state);
+      checkpoint_step_ = source_->state.steps_done;
     }
+    guard_.remove_stale();
+
+    // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
+    // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
+    train::ThreadGovernor governor(
+        arguments_.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
+        omp_get_max_threads());
+    governor.start();
+    const int threads = omp_get_max_threads();
+    spdlog::info(
+        "train '{}': {}, {} steps of {} on {} thread{}{} → {}{}", config.name, run_->describe(),
+        config.train.steps, config.train.batch_size, threads, threads == 1 ? "" : "s",
+        governor.active() ? " (following the free cores; --threads fixes it)" : "", out_.string(),
+        source_ ? " (resuming after step " + std::to_string(source_->state.steps_done) + ")" : "");
+
+    train::TrainOptions options;
+    options.quiet = arguments_.quiet;
+    options.stop_requested = interrupt::stop_flag();
+    if (source_) options.resume_from = &source_->state;
+    options.probe = run_->probe();
+    options.metric_name = run_->record().metric_column;
+    options.after_step = [&governor](int) { governor.update(); };
+    options.on_checkpoint = [this](const train::TrainingState& state) {
+      train::write_checkpoint(staging() / "checkpoint.bin", state);
+      checkpoint_step_ = state.steps_done;
+    };
+    return train::train_session(config.train, config.seed, run_->session(), run_->model(), options);
+  }
+
+  // The manifest of the ended run; the staging folder becomes the run folder.
+  double commit(const train::TrainResult& result) {
+    const double wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+    results::write_json(staging() / "manifest.json",
+                        finished_manifest(record_, result, wall_seconds));
+    folder_->commit();
+    return wall_seconds;
+  }
+
+  // The trainer left the parameters that gave the last finite loss (docs/running.md).
+  [[noreturn]] void write_diverged(const train::TrainResult& training) {
+    results::write_parameters(staging(), run_->model());
+    train::TrainResult diverged = training;
+    // Not finite before any update: the cause is the model as initialised, not train.lr.
+    if (training.curve.size() == 1 && !source_)
+      diverged.message += initialisation_hint(record_.config);
+    commit(diverged);
+    throw train::Diverged(diverged.message + " (recorded in " + out_.string() + "/manifest.json)");
+  }
+
+  // An interrupted run keeps its state at the last step boundary and no fresh measurements:
+  // metrics.json says only how far it got (docs/running.md).
+  int write_interrupted(train::TrainResult result) {
+    interrupt::acknowledge_stop();
+    result.status = train::TrainStatus::kInterrupted;
+    train::write_checkpoint(staging() / "checkpoint.bin", result.state);
+    results::write_json(staging() / "metrics.json", {{"name", record_.config.name},
+                                                     {"seed", record_.config.seed},
+                                                     {"complete", false},
+                                                     {"steps_done", result.steps_done}});
+    commit(result);
+    spdlog::warn("interrupted after step {}/{}; checkpoint in {}", result.steps_done,
+                 record_.config.train.steps, out_.string());
+    spdlog::warn("continue with: ufl train --resume {}", out_.string());
+    return int(kInterrupted);
+  }
+
+  // The analysis can take long at large n: until it is written, the staging folder holds the
+  // finished training's state, so a kill or Ctrl-C meanwhile loses no training. The phase
+  // honours a stop like training does: the run is written as interrupted with the final
+  // checkpoint, and --resume redoes this phase only (docs/running.md).
+  int write_complete(const train::TrainResult& training) {
+    train::write_checkpoint(staging() / "checkpoint.bin", training.state);
+    checkpoint_step_ = training.steps_done;
+    run_->release_session();
+    json metrics;
+    try {
+      metrics = run_->analyze(staging());
+      metrics["name"] = record_.config.name;
+      metrics["seed"] = record_.config.seed;
+      metrics["complete"] = true;
+      metrics["steps_done"] = training.steps_done;
+      results::write_json(staging() / "metrics.json", metrics);
+      for (const std::string& script : run_->figure_scripts())
+        if (const std::string problem = results::draw_figure(script, staging()); !problem.empty())
+          spdlog::warn("{}", problem);
+      interrupt::throw_if_stop_requested("the analysis");
+    } catch (const interrupt::Interrupted&) {
+      return write_interrupted(training);
+    }
+    fs::remove(staging() / "checkpoint.bin");
+    const double wall_seconds = commit(training);
+
+    const std::vector<std::string> lines = run_->report(metrics);
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      spdlog::info("{}{}", k == 0 ? fmt::format("done in {:.1f}s: ", wall_seconds) : "", lines[k]);
+    spdlog::info("wrote {}", out_.string());
+    return int(kSuccess);
+  }
+
+  const TrainArguments& arguments_;
+  const std::chrono::steady_clock::time_point wall_start_;
+  StopSignals& signals_;
+  fs::path out_;
+  std::optional<config::Config> given_;
+  const RunGuard guard_;  // one process per run folder, and what earlier runs left there
+  std::optional<ResumeSource> source_;
+  RunRecord record_;
+  std::unique_ptr<io::RunFolder> folder_;
+  std::unique_ptr<task::TaskRun> run_;
+  std::atomic<int> checkpoint_step_{-1};
+};
+
+}  // namespace
+
+int run_train(const TrainArguments& arguments) {
+  return report_errors([&] {
+    const auto wall_start = std::chrono::steady_clock::now();
+    StopSignals signals;
+    RunRequest request = read_request(arguments);
+    return TrainCommand(arguments, std::move(request), wall_start, signals).run();
   });
 }
 
