@@ -68,7 +68,7 @@ declare -A task_config task_flags task_seeds
 task_config[copy]=$root/configs/transformer/copy.json
 task_flags[copy]=""
 task_config[mqar]=$root/configs/transformer/mqar.json
-task_flags[mqar]="--set dataset.vocab=256 --set dataset.pairs=4 --set dataset.train_size=10000 --set model.width=128 --set train.steps=6000 --set train.eval_every=500"
+task_flags[mqar]=""  # the config is the control setting (docs/transformer.md §9)
 task_config[depth]=$root/configs/transformer/induction.json
 task_flags[depth]="--set dataset.train_size=65536 --set train.steps=6000"
 text_common="--set train.warmup_steps=100 --set train.eval_every=250"

@@ -171,7 +171,7 @@ TEST_CASE("mqar with a window too short for one pair says which dataset.n it nee
       run_ufl("train configs/transformer/mqar.json --set dataset.n=2 --out " + folder / "mqar");
   INFO(refused.output);
   CHECK(refused.exit_code == 2);
-  CHECK(refused.output.find("dataset.n must be at least 4 × dataset.pairs − 1 = 31 for "
-                            "dataset.pairs = 8") != std::string::npos);
+  CHECK(refused.output.find("dataset.n must be at least 4 × dataset.pairs − 1 = 15 for "
+                            "dataset.pairs = 4") != std::string::npos);
   CHECK(refused.output.find("at most 0") == std::string::npos);
 }
