@@ -402,8 +402,8 @@ def text_figures(runs, out):
                                   marker="o" if stop[2] else "x", color=f"C{k}")
             axis.set_xlabel("CPU seconds of training (one thread)" if seconds else "training step")
             axis.set_ylabel("validation loss (nats per character)")
-            axis.set_title(f"{TASK_TITLE[task]}\nconstant lr after warm-up; ● the stopping "
-                           "rule's step, ✕ still improving at the budget's end", fontsize=10)
+            axis.set_title(f"{TASK_TITLE[task]}\nconstant lr after warm-up; ● the stopping rule's "
+                           "step,\n✕ still improving at the budget's end", fontsize=10)
             low, high = axis.get_ylim()
             axis.set_ylim(low, min(high, 3.2))
             axis.grid(alpha=0.3)
