@@ -64,6 +64,8 @@ void tied_cross_entropy_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> table, c
 // inputs: h [B, n, D], E [1, V, D], targets [B, n, 1], weights [B, n, 1].
 template <class T>
 struct TiedCrossEntropyOp : KeepingOp<T> {
+  enum Operand : int { kH, kTable, kTargets, kWeights };
+  static_assert(kH == KeepingOp<T>::kBatched);
   int n = 0, vocab = 0;
   std::size_t kept_size() const override { return std::size_t(n) * vocab; }
   std::size_t temporaries_size() const override { return std::size_t(n) * vocab; }
@@ -71,19 +73,19 @@ struct TiedCrossEntropyOp : KeepingOp<T> {
 
   void forward_sample(Tape<T>& tape, int b) override {
     const auto [loss, correct] = tied_cross_entropy_forward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).sample(b), tape.value(this->inputs[3]).sample(b),
+        this->value_of(tape, kH).view(b), this->value_of(tape, kTable).view(0),
+        this->value_of(tape, kTargets).sample(b), this->value_of(tape, kWeights).sample(b),
         probabilities(b));
     tape.value(this->output).sample(b)[0] = loss;
     tape.value(this->extra_outputs[0]).sample(b)[0] = correct;
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* dh = this->sinks[0].begin_sample(b);
-    T* dtable = this->sinks[1].begin_sample(b);
+    T* dh = this->sink(kH).begin_sample(b);
+    T* dtable = this->sink(kTable).begin_sample(b);
     const MatrixMap<T> p = probabilities(b);
     tied_cross_entropy_backward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).sample(b), tape.value(this->inputs[3]).sample(b),
+        this->value_of(tape, kH).view(b), this->value_of(tape, kTable).view(0),
+        this->value_of(tape, kTargets).sample(b), this->value_of(tape, kWeights).sample(b),
         ConstMatrixMap<T>(p.data(), n, vocab), tape.grad(this->output).sample(b)[0],
         MatrixMap<T>(this->temporaries(tape, b), n, vocab), dh, dtable);
   }
@@ -100,7 +102,7 @@ CrossEntropyGraph tied_cross_entropy(Tape<T>& tape, Var h, Var table, Var target
   if (tape.needs_grad(targets) || tape.needs_grad(weights))
     throw std::logic_error(name + ": targets and weights take no gradient");
   auto op = std::make_unique<TiedCrossEntropyOp<T>>();
-  op->inputs = {h, table, targets, weights};
+  op->inputs = {h, table, targets, weights};  // kH, kTable, kTargets, kWeights
   op->n = sh.rows;
   op->vocab = st.rows;
   const std::vector<Var> outputs = tape.record_outputs(

@@ -59,50 +59,53 @@ void norm_backward(const T* x, const T* gain, bool has_bias, const T* stats, con
 // inputs: x [B, n, D], gain [1, 1, D] and, for layernorm, bias [1, 1, D].
 template <class T>
 struct NormOp : Op<T> {
-  bool has_bias() const { return this->inputs.size() == 3; }
+  enum Operand : int { kX, kGain, kBias };
+  bool has_bias() const { return this->inputs.size() > kBias; }
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    const Shape& shape = tape.shape(this->inputs[0]);
+    const Shape& shape = this->shape_of(tape, kX);
     return std::size_t(shape.batch) * shape.rows * 2;
   }
   T* stats(const Tape<T>& tape, int b) const {
-    return this->scratch + std::size_t(b) * tape.shape(this->inputs[0]).rows * 2;
+    return this->scratch + std::size_t(b) * this->shape_of(tape, kX).rows * 2;
   }
   void forward_sample(Tape<T>& tape, int b) override {
-    const Shape& shape = tape.shape(this->inputs[0]);
-    norm_forward<T>(tape.value(this->inputs[0]).sample(b), tape.value(this->inputs[1]).data,
-                    has_bias() ? tape.value(this->inputs[2]).data : nullptr,
+    const Shape& shape = this->shape_of(tape, kX);
+    norm_forward<T>(this->value_of(tape, kX).sample(b), this->value_of(tape, kGain).data,
+                    has_bias() ? this->value_of(tape, kBias).data : nullptr,
                     tape.value(this->output).sample(b), stats(tape, b), shape.rows, shape.cols);
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    const Shape& shape = tape.shape(this->inputs[0]);
-    T* dx = this->sinks[0].begin_sample(b);
-    T* dgain = this->sinks[1].begin_sample(b);
-    T* dbias = has_bias() ? this->sinks[2].begin_sample(b) : nullptr;
-    norm_backward<T>(tape.value(this->inputs[0]).sample(b), tape.value(this->inputs[1]).data,
+    const Shape& shape = this->shape_of(tape, kX);
+    T* dx = this->sink(kX).begin_sample(b);
+    T* dgain = this->sink(kGain).begin_sample(b);
+    T* dbias = has_bias() ? this->sink(kBias).begin_sample(b) : nullptr;
+    norm_backward<T>(this->value_of(tape, kX).sample(b), this->value_of(tape, kGain).data,
                      has_bias(), stats(tape, b), tape.grad(this->output).sample(b), dx, dgain,
                      dbias, shape.rows, shape.cols);
   }
 };
 
+// x, gain and, for layernorm, bias (invalid for rmsnorm).
 template <class T>
-Var record_norm(Tape<T>& tape, std::vector<Var> inputs, const std::string& name) {
-  const Shape& sx = tape.shape(inputs[0]);
-  for (std::size_t k = 1; k < inputs.size(); ++k)
-    if (tape.shape(inputs[k]) != Shape{1, 1, sx.cols})
+Var record_norm(Tape<T>& tape, Var x, Var gain, Var bias, const std::string& name) {
+  const Shape& sx = tape.shape(x);
+  for (Var parameter : {gain, bias})
+    if (parameter.valid() && tape.shape(parameter) != Shape{1, 1, sx.cols})
       throw std::logic_error(name + ": gain and bias must be [1, 1, " + std::to_string(sx.cols) +
-                             "], got " + tape.shape(inputs[k]).str());
+                             "], got " + tape.shape(parameter).str());
   auto op = std::make_unique<NormOp<T>>();
-  op->inputs = std::move(inputs);
+  op->inputs = {x, gain};                        // kX, kGain
+  if (bias.valid()) op->inputs.push_back(bias);  // kBias
   return tape.record(std::move(op), sx, name);
 }
 
 template <class T>
 Var layer_norm(Tape<T>& tape, Var x, Var gain, Var bias, std::string name = "layer_norm") {
-  return record_norm(tape, {x, gain, bias}, name);
+  return record_norm(tape, x, gain, bias, name);
 }
 template <class T>
 Var rms_norm(Tape<T>& tape, Var x, Var gain, std::string name = "rms_norm") {
-  return record_norm(tape, {x, gain}, name);
+  return record_norm(tape, x, gain, Var{}, name);
 }
 
 }  // namespace ufl
