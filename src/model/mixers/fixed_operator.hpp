@@ -45,6 +45,8 @@ void fixed_branch_backward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrix
 // inputs: H [B, n, d]; M [1, n, n]; W_v [1, d, d]. output: the branch [B, n, d].
 template <class T>
 struct FixedBranchOp : KeepingOp<T> {
+  enum Operand : int { kH, kM, kWv };
+  static_assert(kH == KeepingOp<T>::kBatched);
   int n = 0, d = 0;
 
   // Each sample's Z, and per group the backward's temporaries.
@@ -54,16 +56,16 @@ struct FixedBranchOp : KeepingOp<T> {
   }
   MatrixMap<T> z(int b) const { return MatrixMap<T>(this->kept(b), n, d); }
   void forward_sample(Tape<T>& tape, int b) override {
-    fixed_branch_forward<T>(
-        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), z(b), tape.value(this->output).matrix(b));
+    fixed_branch_forward<T>(this->value_of(tape, kM).view(0), this->value_of(tape, kH).view(b),
+                            this->value_of(tape, kWv).view(0), z(b),
+                            tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
     fixed_branch_backward<T>(
-        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), ConstMatrixMap<T>(this->kept(b), n, d),
-        tape.grad(this->output).view(b), this->temporaries(tape, b), this->sinks[0].begin_sample(b),
-        this->sinks[1].begin_sample(b), this->sinks[2].begin_sample(b));
+        this->value_of(tape, kM).view(0), this->value_of(tape, kH).view(b),
+        this->value_of(tape, kWv).view(0), ConstMatrixMap<T>(this->kept(b), n, d),
+        tape.grad(this->output).view(b), this->temporaries(tape, b), this->sink(kH).begin_sample(b),
+        this->sink(kM).begin_sample(b), this->sink(kWv).begin_sample(b));
   }
 };
 
@@ -75,7 +77,7 @@ Var fixed_branch(Tape<T>& tape, Var h, Var m, Var w_v, std::string name = "branc
     throw std::logic_error(name + ": M " + tape.shape(m).str() + " and W_v " +
                            tape.shape(w_v).str() + " do not fit H " + sh.str());
   auto op = std::make_unique<FixedBranchOp<T>>();
-  op->inputs = {h, m, w_v};
+  op->inputs = {h, m, w_v};  // kH, kM, kWv
   op->n = sh.rows;
   op->d = sh.cols;
   return tape.record(std::move(op), sh, std::move(name));

@@ -110,7 +110,7 @@ enum UniversalBlock : int {
 // it runs once per step, before the batch (forward) and after it (backward).
 template <class T>
 struct UniversalBlocksOp : Op<T> {
-  enum Input : int { kA, kB, kSigma };  // its inputs (and sinks) by name
+  enum Operand : int { kA, kB, kSigma };  // its inputs (and sinks) by name
   int n = 0, d = 0, r = 0;
 
   // A'_p, B'_p, A_cΣ, A'_pΣ, B_cΣ, B'_pΣ and, for backward, d(A_cΣ), d(A'_pΣ), dB_c, dB'_p and
@@ -142,10 +142,10 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void forward_sample(Tape<T>& tape, int) override {
-    const auto a = tape.value(this->inputs[kA]).view(0);
-    const auto b = tape.value(this->inputs[kB]).view(0);
+    const auto a = this->value_of(tape, kA).view(0);
+    const auto b = this->value_of(tape, kB).view(0);
     const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma(
-        tape.value(this->inputs[kSigma]).data, r);
+        this->value_of(tape, kSigma).data, r);
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     w.a_p = a.middleRows(d, n).rowwise() + a.row(d + n);  // A'_p = A_p + 1·a_biasᵀ
@@ -174,12 +174,12 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void backward_sample(Tape<T>& tape, int) override {
-    T* da = this->sinks[kA].begin_sample(0);
-    T* db = this->sinks[kB].begin_sample(0);
-    T* dsigma = this->sinks[kSigma].begin_sample(0);
-    const auto a = tape.value(this->inputs[kA]).view(0);
-    const auto b = tape.value(this->inputs[kB]).view(0);
-    const T* sigma = tape.value(this->inputs[kSigma]).data;
+    T* da = this->sink(kA).begin_sample(0);
+    T* db = this->sink(kB).begin_sample(0);
+    T* dsigma = this->sink(kSigma).begin_sample(0);
+    const auto a = this->value_of(tape, kA).view(0);
+    const auto b = this->value_of(tape, kB).view(0);
+    const T* sigma = this->value_of(tape, kSigma).data;
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     auto g = [&](int index) { return block_grad(tape, index); };
@@ -239,7 +239,7 @@ std::vector<Var> universal_blocks(Tape<T>& tape, Var a, Var b, Var sigma, int n,
                                   const std::string& name) {
   const int r = tape.shape(a).cols;
   auto op = std::make_unique<UniversalBlocksOp<T>>();
-  op->inputs = {a, b, sigma};
+  op->inputs = {a, b, sigma};  // kA, kB, kSigma
   op->n = n, op->d = d, op->r = r;
   std::vector<std::pair<Shape, std::string>> outputs;
   const char* families[] = {"Omega", "Phi", "Psi"};
@@ -556,12 +556,13 @@ template <class T>
 struct StructuredUniversalOp : KeepingOp<T> {
   StructuredLayout layout{};
   StructuredInputs slot;
+  static_assert(StructuredInputs{}.h == KeepingOp<T>::kBatched);
   int r = 0;
 
   std::size_t kept_size() const override { return layout.forward_size(); }
   std::size_t temporaries_size() const override { return layout.backward_size(); }
   StructuredOperands<T> operands(const Tape<T>& tape, int b) const {
-    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    auto value = [&](int index) { return this->value_of(tape, index); };
     auto family = [&](int first) {
       auto view = [&](int k) { return value(slot.blocks + first + k).view(0); };
       return BlockViews<T>{view(0), view(1), view(2), view(3)};
@@ -583,9 +584,7 @@ struct StructuredUniversalOp : KeepingOp<T> {
   // Every sink is grabbed before the kernel: begin_sample clears a group's slot at its first
   // sample.
   StructuredGradients<T> gradients(int b) const {
-    auto sink = [&](int index) {
-      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
-    };
+    auto sink = [&](int index) { return index >= 0 ? this->sink(index).begin_sample(b) : nullptr; };
     auto family = [&](int first) {
       const int at = slot.blocks + first;
       return BlockGrads<T>{sink(at), sink(at + 1), sink(at + 2), sink(at + 3)};
