@@ -409,16 +409,22 @@ struct BlockGrads {
   T *cc, *cp, *pc, *pp;
 };
 
+// The scalar gradients of one Gram family (per-group slots; nullptr: none).
+template <class T>
+struct ScalarGrads {
+  T *squared_norm, *trace;
+};
+
 // Backward of gram_family_forward with upstream weight c = ∂loss/∂(‖UᵀU − I‖²_F). Gradients go to
 // cc, pc and pp only (cp = pcᵀ: the blocks op maps either to the same gradient of A or B), to
 // the two per-step scalars, and to H (dh; nullptr: not needed).
 template <class T>
 void gram_family_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks, const GramKeep<T>& keep,
                           T c, StructuredTemporaries<T>& tmp, const BlockGrads<T>& grads,
-                          T* d_squared_norm, T* d_trace, T* dh) {
+                          const ScalarGrads<T>& scalar_grads, T* dh) {
   const Eigen::Index n = h.rows(), d = h.cols();
-  if (d_squared_norm != nullptr) *d_squared_norm += c;
-  if (d_trace != nullptr) *d_trace -= T(2) * c;
+  if (scalar_grads.squared_norm != nullptr) *scalar_grads.squared_norm += c;
+  if (scalar_grads.trace != nullptr) *scalar_grads.trace -= T(2) * c;
   gram_operands(h, blocks, keep, tmp);
   // ⟨PᵀP, QᵀQ⟩ − 2⟨P, Q⟩: dP = 2c·P·QᵀQ − 2c·Q, dQ = 2c·Q·PᵀP − 2c·P.
   multiply(tmp.d_p, tmp.p, keep.qtq, false, T(2) * c);
@@ -461,12 +467,6 @@ struct StructuredOperands {
   T gamma;                                  // 1 with an open gate
   ConstMatrixMap<T> w_v;                    // W_v (d×d)
   int r;                                    // the rank
-};
-
-// The scalar gradients of one Gram family (per-group slots; nullptr: none).
-template <class T>
-struct ScalarGrads {
-  T *squared_norm, *trace;
 };
 
 // Where one sample's gradients go: dH is added to the input's gradient, the others to the blocks'
@@ -537,10 +537,8 @@ void structured_backward(const StructuredOperands<T>& in, StructuredSample<T>& k
                                grads.dh);
   // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
   const T c = weight_penalty / T(double(in.r) * in.r);
-  gram_family_backward(h, in.phi, keep.u, c, tmp, grads.d_phi, grads.d_phi_scalars.squared_norm,
-                       grads.d_phi_scalars.trace, grads.dh);
-  gram_family_backward(h, in.psi, keep.v, c, tmp, grads.d_psi, grads.d_psi_scalars.squared_norm,
-                       grads.d_psi_scalars.trace, grads.dh);
+  gram_family_backward(h, in.phi, keep.u, c, tmp, grads.d_phi, grads.d_phi_scalars, grads.dh);
+  gram_family_backward(h, in.psi, keep.v, c, tmp, grads.d_psi, grads.d_psi_scalars, grads.dh);
 }
 
 // The structured op's inputs by name: their index among its inputs and sinks (-1: absent).

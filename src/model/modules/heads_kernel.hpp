@@ -73,22 +73,27 @@ struct HeadsBranchOp : BatchedOp<T> {
     return int(input) == layout.w_in || int(input) == layout.w_o;
   }
 
+  // The norm's operands over the `rows` rows of the samples from `first` on.
+  NormOperands<T> norm_operands(const Tape<T>& tape, int first, int rows) const {
+    return {this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
+            layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr, rows,
+            layout.width};
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // The norm and both products over the group's rows at once; the heads sample by sample.
   void forward_group(Tape<T>& tape, int first, int end) override {
     const int n = layout.n, width = layout.width, k = layout.projections;
     const int rows = (end - first) * n;
-    const T* x = this->value_of(tape, layout.x).sample(first);
+    const NormOperands<T> norm = norm_operands(tape, first, rows);
     T* normed_rows = this->field(normed, first);
-    norm_forward<T>(x, this->value_of(tape, layout.gain).data,
-                    layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr,
-                    normed_rows, this->field(stats, first), rows, width);
+    norm_forward<T>(norm, normed_rows, this->field(stats, first));
     multiply(MatrixMap<T>(this->field(projections, first), rows, k),
              ConstMatrixMap<T>(normed_rows, rows, width),
              this->value_of(tape, layout.w_in).view(0));
     for (int b = first; b < end; ++b) mix_heads(tape, b);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
-    output = ConstMatrixMap<T>(x, rows, width);
+    output = ConstMatrixMap<T>(norm.x, rows, width);
     multiply(output, ConstMatrixMap<T>(this->field(mixed, first), rows, width),
              this->value_of(tape, layout.w_o).view(0), true);
   }
@@ -144,11 +149,9 @@ struct HeadsBranchOp : BatchedOp<T> {
     // The projections now hold their gradients dP: dx̂ = dP·W_inᵀ, then the norm's backward.
     multiply(d_normed, ConstMatrixMap<T>(this->field(projections, first), rows, k),
              ConstMatrixMap<T>(this->per_step(), k, width));
-    norm_backward<T>(
-        this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
-        layout.bias >= 0, this->field(stats, first), d_normed.data(), dx,
-        this->sink(layout.gain).begin_sample(first),
-        layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr, rows, width);
+    norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
+                     {dx, this->sink(layout.gain).begin_sample(first),
+                      layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});
   }
 
   // Sample b's heads backward from dZ: its projections' memory gets their gradients dP.

@@ -40,15 +40,20 @@ struct MlpBranchOp : BatchedOp<T> {
     return i == layout.w_1 || i == layout.b_1 || i == layout.w_2 || i == layout.b_2;
   }
 
+  // The norm's operands over the `rows` rows of the samples from `first` on.
+  NormOperands<T> norm_operands(const Tape<T>& tape, int first, int rows) const {
+    return {this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
+            layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr, rows,
+            layout.width};
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // Over the group's rows at once (every step is row by row).
   void forward_group(Tape<T>& tape, int first, int end) override {
     const int width = layout.width, hidden = layout.hidden, rows = (end - first) * layout.n;
-    const T* x = this->value_of(tape, layout.x).sample(first);
+    const NormOperands<T> norm = norm_operands(tape, first, rows);
     T* normed_rows = this->field(normed, first);
-    norm_forward<T>(x, this->value_of(tape, layout.gain).data,
-                    layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr,
-                    normed_rows, this->field(stats, first), rows, width);
+    norm_forward<T>(norm, normed_rows, this->field(stats, first));
     MatrixMap<T> a(this->field(pre_activation, first), rows, hidden);
     multiply(a, ConstMatrixMap<T>(normed_rows, rows, width),
              this->value_of(tape, layout.w_1).view(0));
@@ -56,7 +61,7 @@ struct MlpBranchOp : BatchedOp<T> {
     T* g = this->field(activation, first);
     gelu_forward<T>(a.data(), g, std::size_t(rows) * hidden);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
-    output = ConstMatrixMap<T>(x, rows, width);
+    output = ConstMatrixMap<T>(norm.x, rows, width);
     output.rowwise() += this->value_of(tape, layout.b_2).view(0).row(0);
     multiply(output, ConstMatrixMap<T>(g, rows, hidden), this->value_of(tape, layout.w_2).view(0),
              true);
@@ -84,11 +89,9 @@ struct MlpBranchOp : BatchedOp<T> {
     gelu_gradient<T>(a, d_activation.data(), a, std::size_t(rows) * hidden);  // da in place of a
     multiply(d_normed, ConstMatrixMap<T>(a, rows, hidden),
              ConstMatrixMap<T>(this->per_step(), hidden, width));
-    norm_backward<T>(
-        this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
-        layout.bias >= 0, this->field(stats, first), d_normed.data(), dx,
-        this->sink(layout.gain).begin_sample(first),
-        layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr, rows, width);
+    norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
+                     {dx, this->sink(layout.gain).begin_sample(first),
+                      layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});
   }
 
   // dW₁ += X̂ᵀ·dA, db₁ += Σ dA, dW₂ += Gᵀ·dOut, db₂ += Σ dOut over every row of the batch.
