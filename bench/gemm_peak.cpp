@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   // c = a·b by Eigen's GEMM or by ufl's kernel.
   auto eigen = [](const Matrix& a, const Matrix& b, Matrix& c) { c.noalias() = a * b; };
   auto kernel = [size](const Matrix& a, const Matrix& b, Matrix& c) {
-    ufl::small_gemm<float>(false, false, size, size, size, a.data(), size, b.data(), size, c.data(),
-                           size);
+    ufl::small_gemm<float>(false, false, {size, size, size}, {a.data(), size}, {b.data(), size},
+                           {c.data(), size});
   };
   int team = 1;
   // The best rate of `product` over the trials.

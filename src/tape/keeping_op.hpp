@@ -3,7 +3,8 @@
 // its scratch holds every sample's activations; its temporaries are its share of the tape's
 // workspace of the sample's group (Tape::group_workspace), which every op of the group uses in
 // turn. A group's samples run one after another on one thread, so they reuse the temporaries
-// while they are in cache. Input 0 is the batched input.
+// while they are in cache. Its first operand (kBatched) is the batched input: each such op's
+// Operand enum names it first.
 #include <cstddef>
 
 #include "tape/tape.hpp"
@@ -12,6 +13,8 @@ namespace ufl {
 
 template <class T>
 struct KeepingOp : Op<T> {
+  static constexpr int kBatched = 0;  // the operand whose batch the kept activations span
+
   virtual std::size_t kept_size() const = 0;         // elements kept per sample
   virtual std::size_t temporaries_size() const = 0;  // elements of temporaries per group
 
@@ -26,7 +29,7 @@ struct KeepingOp : Op<T> {
 
  private:
   std::size_t batch(const Tape<T>& tape) const {
-    return std::size_t(tape.shape(this->inputs[0]).batch);
+    return std::size_t(this->shape_of(tape, kBatched).batch);
   }
 };
 

@@ -88,7 +88,7 @@ struct Op {
   virtual std::size_t group_workspace_elements(const Tape<T>&) const { return 0; }
   // Sample b's forward (b = 0 for an op whose inputs are all shared).
   virtual void forward_sample(Tape<T>& tape, int b) = 0;
-  // Sample b's contribution to the gradients of its inputs, through sinks[i].begin_sample(b).
+  // Sample b's contribution to the gradients of its inputs, through sink(operand).begin_sample(b).
   virtual void backward_sample(Tape<T>& tape, int b) = 0;
   // The samples [first, end) of one group, which run on one thread, each in order; an op may
   // instead do the group's rows at once (the fused transformer kernels' row-wise products).
@@ -111,7 +111,19 @@ struct Op {
   // each sum in a fixed order).
   virtual void finish_backward(Tape<T>&) {}
 
-  std::vector<Var> inputs;
+  // An op reads its operands by name, as micrograd's _backward names `self` and `other`: each op
+  // declares `enum Operand : int { … }` listing its inputs in the order its builder puts them in
+  // `inputs`, and reads operand k's value, shape and gradient sink through these.
+  Tensor<T> value_of(const Tape<T>& tape, int operand) const {
+    return tape.value(inputs[std::size_t(operand)]);
+  }
+  const Shape& shape_of(const Tape<T>& tape, int operand) const {
+    return tape.shape(inputs[std::size_t(operand)]);
+  }
+  // Where backward adds operand k's gradient (set by plan()).
+  const GradSink<T>& sink(int operand) const { return sinks[std::size_t(operand)]; }
+
+  std::vector<Var> inputs;  // the operands, in the order of the op's Operand enum
   Var output;
   // Further outputs of an op that computes several results in one kernel (a fused layer's
   // output and its orthogonality penalty); recorded with Tape::record_outputs.

@@ -26,23 +26,23 @@ void squared_error_backward(ConstMatrixMap<T> residual, T g, MatrixMap<T> dy) {
 // inputs: Y, C [B, n, d] (C needs no gradient); output [B, 1, 1].
 template <class T>
 struct SquaredErrorOp : Op<T> {
+  enum Operand : int { kY, kTarget };
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return tape.shape(this->inputs[0]).size();
+    return this->shape_of(tape, kY).size();
   }
   MatrixMap<T> residual(const Tape<T>& tape, int b) const {
-    const Shape& shape = tape.shape(this->inputs[0]);
+    const Shape& shape = this->shape_of(tape, kY);
     return MatrixMap<T>(this->scratch + std::size_t(b) * shape.sample_size(), shape.rows,
                         shape.cols);
   }
   void forward_sample(Tape<T>& tape, int b) override {
-    tape.value(this->output).sample(b)[0] =
-        squared_error_forward<T>(tape.value(this->inputs[0]).view(b),
-                                 tape.value(this->inputs[1]).view(b), residual(tape, b));
+    tape.value(this->output).sample(b)[0] = squared_error_forward<T>(
+        this->value_of(tape, kY).view(b), this->value_of(tape, kTarget).view(b), residual(tape, b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* dy = this->sinks[0].begin_sample(b);
+    T* dy = this->sink(kY).begin_sample(b);
     if (dy == nullptr) return;
-    const Shape& shape = tape.shape(this->inputs[0]);
+    const Shape& shape = this->shape_of(tape, kY);
     const MatrixMap<T> r = residual(tape, b);
     squared_error_backward<T>(ConstMatrixMap<T>(r.data(), r.rows(), r.cols()),
                               tape.grad(this->output).sample(b)[0],
@@ -58,7 +58,7 @@ Var squared_error(Tape<T>& tape, Var y, Var target, std::string name = "squared_
   if (tape.needs_grad(target))
     throw std::logic_error(name + ": the gradient with respect to C is not computed");
   auto op = std::make_unique<SquaredErrorOp<T>>();
-  op->inputs = {y, target};
+  op->inputs = {y, target};  // kY, kTarget
   return tape.record(std::move(op), Shape{tape.shape(y).batch, 1, 1}, std::move(name));
 }
 

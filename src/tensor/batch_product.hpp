@@ -40,8 +40,9 @@ void add_transposed_product(RowsView<T> x, RowsView<T> dy, T* dw, std::ptrdiff_t
     const std::ptrdiff_t tile_cols = std::min(kProductTile, dy.cols - j0);
     for (std::ptrdiff_t r0 = 0; r0 < x.rows; r0 += kProductRowChunk) {
       const std::ptrdiff_t chunk = std::min(kProductRowChunk, x.rows - r0);
-      small_gemm<T>(true, true, tile_rows, tile_cols, chunk, x.data + r0 * x.stride + i0, x.stride,
-                    dy.data + r0 * dy.stride + j0, dy.stride, dw + i0 * ldw + j0, ldw);
+      small_gemm<T>(true, true, {tile_rows, tile_cols, chunk},
+                    {x.data + r0 * x.stride + i0, x.stride},
+                    {dy.data + r0 * dy.stride + j0, dy.stride}, {dw + i0 * ldw + j0, ldw});
     }
   }
 }

@@ -20,8 +20,8 @@ void causal_scores(const T* a, std::ptrdiff_t lda, const T* bt, std::ptrdiff_t l
                    int inner) {
   for (int i0 = 0; i0 < n; i0 += kCausalBlock) {
     const int i1 = std::min(n, i0 + kCausalBlock);
-    small_gemm<T>(false, false, i1 - i0, i1, inner, a + std::ptrdiff_t(i0) * lda, lda, bt, ldbt,
-                  c + std::ptrdiff_t(i0) * n, n);
+    small_gemm<T>(false, false, {i1 - i0, i1, inner}, {a + std::ptrdiff_t(i0) * lda, lda},
+                  {bt, ldbt}, {c + std::ptrdiff_t(i0) * n, n});
   }
 }
 
@@ -31,8 +31,8 @@ void causal_mix(const T* l, const T* b, std::ptrdiff_t ldb, T* c, std::ptrdiff_t
                 int cols) {
   for (int i0 = 0; i0 < n; i0 += kCausalBlock) {
     const int i1 = std::min(n, i0 + kCausalBlock);
-    small_gemm<T>(false, false, i1 - i0, cols, i1, l + std::ptrdiff_t(i0) * n, n, b, ldb,
-                  c + std::ptrdiff_t(i0) * ldc, ldc);
+    small_gemm<T>(false, false, {i1 - i0, cols, i1}, {l + std::ptrdiff_t(i0) * n, n}, {b, ldb},
+                  {c + std::ptrdiff_t(i0) * ldc, ldc});
   }
 }
 
@@ -42,8 +42,8 @@ void causal_mix_transposed(const T* l, const T* b, std::ptrdiff_t ldb, T* c, std
                            int n, int cols) {
   for (int j0 = 0; j0 < n; j0 += kCausalBlock) {
     const int j1 = std::min(n, j0 + kCausalBlock);
-    small_gemm<T>(true, false, j1 - j0, cols, n - j0, l + std::ptrdiff_t(j0) * n + j0, n,
-                  b + std::ptrdiff_t(j0) * ldb, ldb, c + std::ptrdiff_t(j0) * ldc, ldc);
+    small_gemm<T>(true, false, {j1 - j0, cols, n - j0}, {l + std::ptrdiff_t(j0) * n + j0, n},
+                  {b + std::ptrdiff_t(j0) * ldb, ldb}, {c + std::ptrdiff_t(j0) * ldc, ldc});
   }
 }
 

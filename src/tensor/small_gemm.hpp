@@ -19,15 +19,27 @@
 
 namespace ufl {
 
+// An operand of the product, row-major: its first element and its row stride, in elements.
+template <class T>
+struct GemmOperand {
+  T* data;
+  std::ptrdiff_t stride;
+};
+
+// C is rows×cols; `inner` is the dimension the product sums over.
+struct GemmShape {
+  std::ptrdiff_t rows, cols, inner;
+};
+
 namespace detail {
 
 // Rows [i0, i0+kRows) × columns [j0, j0 + kVectors·(kBytes/sizeof(T))) of C, with the sums in
 // kRows·kVectors SIMD registers (GCC/Clang vector extensions: 64 bytes is one AVX-512 register,
 // split into smaller ones by the compiler on machines without it).
 template <class T, int kRows, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
-inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_t inner, const T* a,
-                             std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
-                             std::ptrdiff_t ldc, T alpha) {
+inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_t inner,
+                             GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
+                             T alpha) {
   typedef T Vector __attribute__((vector_size(kBytes)));
   // The same vector at any element-aligned address (unaligned loads and stores, may alias T).
   typedef T Unaligned __attribute__((vector_size(kBytes), aligned(sizeof(T)), __may_alias__));
@@ -36,17 +48,18 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_
   for (int r = 0; r < kRows; ++r)
     for (int v = 0; v < kVectors; ++v) sum[r][v] = Vector{} * T(0);
   for (std::ptrdiff_t k = 0; k < inner; ++k) {
-    const T* b_row = b + k * ldb + j0;
+    const T* b_row = b.data + k * b.stride + j0;
     Vector b_vectors[kVectors];
     for (int v = 0; v < kVectors; ++v)
       b_vectors[v] = *reinterpret_cast<const Unaligned*>(b_row + v * kLanes);
     for (int r = 0; r < kRows; ++r) {
-      const T a_value = kTransposeA ? a[k * lda + i0 + r] : a[(i0 + r) * lda + k];
+      const T a_value =
+          kTransposeA ? a.data[k * a.stride + i0 + r] : a.data[(i0 + r) * a.stride + k];
       for (int v = 0; v < kVectors; ++v) sum[r][v] += a_value * b_vectors[v];
     }
   }
   for (int r = 0; r < kRows; ++r) {
-    T* c_row = c + (i0 + r) * ldc + j0;
+    T* c_row = c.data + (i0 + r) * c.stride + j0;
     for (int v = 0; v < kVectors; ++v) {
       Unaligned* target = reinterpret_cast<Unaligned*>(c_row + v * kLanes);
       if constexpr (kAccumulate)
@@ -60,70 +73,67 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t j0, std::ptrdiff_
 // All rows of C for one column block.
 template <class T, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
 inline void small_gemm_columns(std::ptrdiff_t rows, std::ptrdiff_t j0, std::ptrdiff_t inner,
-                               const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c,
-                               std::ptrdiff_t ldc, T alpha) {
+                               GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
+                               T alpha) {
   constexpr int kRows = 8;
   std::ptrdiff_t i = 0;
   for (; i + kRows <= rows; i += kRows)
-    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b,
-                                                                           ldb, c, ldc, alpha);
+    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, b, c,
+                                                                           alpha);
   for (; i < rows; ++i)
-    small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, lda, b, ldb,
-                                                                       c, ldc, alpha);
+    small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, j0, inner, a, b, c,
+                                                                       alpha);
 }
 
 template <class T, bool kTransposeA, bool kAccumulate>
-void small_gemm_impl(std::ptrdiff_t rows, std::ptrdiff_t cols, std::ptrdiff_t inner, const T* a,
-                     std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, T* c, std::ptrdiff_t ldc,
-                     T alpha) {
+void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const T> b,
+                     GemmOperand<T> c, T alpha) {
+  const std::ptrdiff_t rows = shape.rows, cols = shape.cols, inner = shape.inner;
   // Column blocks of two 64-byte vectors, then one, then 32 bytes, then single columns.
   constexpr std::ptrdiff_t kWide = 64 / sizeof(T), kNarrow = 32 / sizeof(T);
   std::ptrdiff_t j = 0;
   for (; j + 2 * kWide <= cols; j += 2 * kWide) {
     if (interrupt::stop_requested()) return;
-    small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
-                                                           alpha);
+    small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(rows, j, inner, a, b, c, alpha);
   }
   if (j + kWide <= cols) {
-    small_gemm_columns<T, 1, 64, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
-                                                           alpha);
+    small_gemm_columns<T, 1, 64, kTransposeA, kAccumulate>(rows, j, inner, a, b, c, alpha);
     j += kWide;
   }
   if (j + kNarrow <= cols) {
-    small_gemm_columns<T, 1, 32, kTransposeA, kAccumulate>(rows, j, inner, a, lda, b, ldb, c, ldc,
-                                                           alpha);
+    small_gemm_columns<T, 1, 32, kTransposeA, kAccumulate>(rows, j, inner, a, b, c, alpha);
     j += kNarrow;
   }
   for (; j < cols; ++j)
     for (std::ptrdiff_t i = 0; i < rows; ++i) {
       T sum = T(0);
       for (std::ptrdiff_t k = 0; k < inner; ++k)
-        sum += (kTransposeA ? a[k * lda + i] : a[i * lda + k]) * b[k * ldb + j];
+        sum += (kTransposeA ? a.data[k * a.stride + i] : a.data[i * a.stride + k]) *
+               b.data[k * b.stride + j];
       if constexpr (kAccumulate)
-        c[i * ldc + j] += alpha * sum;
+        c.data[i * c.stride + j] += alpha * sum;
       else
-        c[i * ldc + j] = alpha * sum;
+        c.data[i * c.stride + j] = alpha * sum;
     }
 }
 
 }  // namespace detail
 
-// C = α·op(A)·B (accumulate = false) or C += α·op(A)·B. C is rows×cols, B is inner×cols;
-// A is rows×inner, or inner×rows when transpose_a. Strides are row strides in elements.
+// C = α·op(A)·B (accumulate = false) or C += α·op(A)·B. B is inner×cols; A is rows×inner, or
+// inner×rows when transpose_a.
 template <class T>
-void small_gemm(bool transpose_a, bool accumulate, std::ptrdiff_t rows, std::ptrdiff_t cols,
-                std::ptrdiff_t inner, const T* a, std::ptrdiff_t lda, const T* b,
-                std::ptrdiff_t ldb, T* c, std::ptrdiff_t ldc, T alpha = T(1)) {
+void small_gemm(bool transpose_a, bool accumulate, GemmShape shape, GemmOperand<const T> a,
+                GemmOperand<const T> b, GemmOperand<T> c, T alpha = T(1)) {
   if (transpose_a) {
     if (accumulate)
-      detail::small_gemm_impl<T, true, true>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+      detail::small_gemm_impl<T, true, true>(shape, a, b, c, alpha);
     else
-      detail::small_gemm_impl<T, true, false>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+      detail::small_gemm_impl<T, true, false>(shape, a, b, c, alpha);
   } else {
     if (accumulate)
-      detail::small_gemm_impl<T, false, true>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+      detail::small_gemm_impl<T, false, true>(shape, a, b, c, alpha);
     else
-      detail::small_gemm_impl<T, false, false>(rows, cols, inner, a, lda, b, ldb, c, ldc, alpha);
+      detail::small_gemm_impl<T, false, false>(shape, a, b, c, alpha);
   }
 }
 
@@ -138,16 +148,16 @@ void multiply(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = 
   static_assert(all_row_major<C, A, B>, "multiply: operands must be row-major");
   if (a.rows() != c.rows() || b.cols() != c.cols() || a.cols() != b.rows())
     throw std::logic_error("multiply: shapes do not fit");
-  small_gemm<T>(false, accumulate, c.rows(), c.cols(), a.cols(), a.data(), a.outerStride(),
-                b.data(), b.outerStride(), c.data(), c.outerStride(), alpha);
+  small_gemm<T>(false, accumulate, {c.rows(), c.cols(), a.cols()}, {a.data(), a.outerStride()},
+                {b.data(), b.outerStride()}, {c.data(), c.outerStride()}, alpha);
 }
 template <class C, class A, class B, class T = typename std::decay_t<C>::Scalar>
 void multiply_at(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = T(1)) {
   static_assert(all_row_major<C, A, B>, "multiply_at: operands must be row-major");
   if (a.cols() != c.rows() || b.cols() != c.cols() || a.rows() != b.rows())
     throw std::logic_error("multiply_at: shapes do not fit");
-  small_gemm<T>(true, accumulate, c.rows(), c.cols(), a.rows(), a.data(), a.outerStride(), b.data(),
-                b.outerStride(), c.data(), c.outerStride(), alpha);
+  small_gemm<T>(true, accumulate, {c.rows(), c.cols(), a.rows()}, {a.data(), a.outerStride()},
+                {b.data(), b.outerStride()}, {c.data(), c.outerStride()}, alpha);
 }
 
 }  // namespace ufl

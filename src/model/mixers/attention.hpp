@@ -16,7 +16,8 @@ namespace ufl::model {
 template <class T>
 class AttentionMixer : public Mixer<T> {
  public:
-  static constexpr int kA = 0, kB = 1, kS = 2;
+  static constexpr int kA = 0, kB = 1, kS = 2;  // its parameters outside transformer blocks
+  static constexpr int kWq = 0, kWk = 1;        // and in them
 
   std::string_view name() const override { return "attention"; }
   std::string_view summary() const override {
@@ -57,8 +58,8 @@ class AttentionMixer : public Mixer<T> {
     if (shape.transformer) {
       MixerGraph graph;
       graph.kernel = "composite";
-      const Var queries = matmul(tape, h, params[0], false, false, "Q");
-      const Var keys = matmul(tape, h, params[1], false, false, "K");
+      const Var queries = matmul(tape, h, params[kWq], false, false, "Q");
+      const Var keys = matmul(tape, h, params[kWk], false, false, "K");
       const Var S = scale(tape, matmul(tape, queries, keys, false, true, "QKᵀ"),
                           1.0 / std::sqrt(double(shape.r)), "S");
       graph.M = shape.causal ? causal_softmax_rows(tape, S, "M") : softmax_rows(tape, S, "M");
@@ -75,8 +76,8 @@ class AttentionMixer : public Mixer<T> {
                                 const LayerShape& shape) const override {
     if (!shape.transformer) throw std::logic_error("attention: heads exist in transformer blocks");
     HeadInputs inputs;
-    inputs.query_weights = scale(tape, params[0], 1.0 / std::sqrt(double(shape.r)), "W_q");
-    inputs.key_weights = params[1];
+    inputs.query_weights = scale(tape, params[kWq], 1.0 / std::sqrt(double(shape.r)), "W_q");
+    inputs.key_weights = params[kWk];
     return inputs;
   }
 
@@ -89,8 +90,8 @@ class AttentionMixer : public Mixer<T> {
       Factors factors{Eigen::MatrixXd::Zero(shape.homogeneous_dim(), shape.r),
                       Eigen::MatrixXd::Zero(shape.homogeneous_dim(), shape.r),
                       Eigen::VectorXd::Constant(shape.r, 1.0 / std::sqrt(double(shape.r)))};
-      factors.A.topRows(shape.d) = params[0].template cast<double>();
-      factors.B.topRows(shape.d) = params[1].template cast<double>();
+      factors.A.topRows(shape.d) = params[kWq].template cast<double>();
+      factors.B.topRows(shape.d) = params[kWk].template cast<double>();
       return factors;
     }
     return homogeneous_factors(params[kA], params[kB], params[kS]);

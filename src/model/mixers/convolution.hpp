@@ -34,14 +34,15 @@ void toeplitz_band_backward(ConstMatrixMap<T> dm, int width, T* d_taps) {
 // input: the taps [1, 1, w]; output: M [1, n, n].
 template <class T>
 struct ToeplitzBandOp : Op<T> {
+  enum Operand : int { kTaps };
   void forward_sample(Tape<T>& tape, int b) override {
-    const Tensor<T> taps = tape.value(this->inputs[0]);
+    const Tensor<T> taps = this->value_of(tape, kTaps);
     toeplitz_band_forward(taps.sample(b), taps.shape.cols, tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* d_taps = this->sinks[0].begin_sample(b);
+    T* d_taps = this->sink(kTaps).begin_sample(b);
     if (d_taps == nullptr) return;
-    toeplitz_band_backward(tape.grad(this->output).view(b), tape.shape(this->inputs[0]).cols,
+    toeplitz_band_backward(tape.grad(this->output).view(b), this->shape_of(tape, kTaps).cols,
                            d_taps);
   }
 };

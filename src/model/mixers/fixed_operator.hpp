@@ -15,36 +15,52 @@
 
 namespace ufl::model {
 
+// One sample's operands, by name.
+template <class T>
+struct FixedBranchOperands {
+  ConstMatrixMap<T> m;    // M (n×n)
+  ConstMatrixMap<T> h;    // H (n×d)
+  ConstMatrixMap<T> w_v;  // W_v (d×d)
+};
+
+// Where one sample's gradients go: dH is added to the input's gradient, dM and dW_v to the shared
+// operands' per-group slots; each nullptr when not needed.
+template <class T>
+struct FixedBranchGradients {
+  T *dh, *dm, *dw_v;
+};
+
 // One sample: Z = M·H (kept for backward), out = Z·W_v.
 template <class T>
-void fixed_branch_forward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrixMap<T> w_v,
-                          MatrixMap<T> z, MatrixMap<T> out) {
-  multiply(z, m, h);
-  multiply(out, z, w_v);
+void fixed_branch_forward(const FixedBranchOperands<T>& in, MatrixMap<T> z, MatrixMap<T> out) {
+  multiply(z, in.m, in.h);
+  multiply(out, z, in.w_v);
 }
 
 // One sample, from dOut: dW_v += Zᵀ·dOut; dZ = dOut·W_vᵀ; dM += dZ·Hᵀ; dH += Mᵀ·dZ (each
 // skipped when its pointer is nullptr). `temporaries` holds n·d + d·n + d·d values.
 template <class T>
-void fixed_branch_backward(ConstMatrixMap<T> m, ConstMatrixMap<T> h, ConstMatrixMap<T> w_v,
-                           ConstMatrixMap<T> z, ConstMatrixMap<T> d_out, T* temporaries, T* dh,
-                           T* dm, T* dw_v) {
-  const Eigen::Index n = h.rows(), d = h.cols();
+void fixed_branch_backward(const FixedBranchOperands<T>& in, ConstMatrixMap<T> z,
+                           ConstMatrixMap<T> d_out, T* temporaries,
+                           const FixedBranchGradients<T>& grads) {
+  const Eigen::Index n = in.h.rows(), d = in.h.cols();
   MatrixMap<T> d_z(temporaries, n, d), h_transposed(temporaries + n * d, d, n);
   MatrixMap<T> w_v_transposed(temporaries + 2 * n * d, d, d);
-  if (dw_v != nullptr) multiply_at(MatrixMap<T>(dw_v, d, d), z, d_out, true);
-  w_v_transposed = w_v.transpose();
+  if (grads.dw_v != nullptr) multiply_at(MatrixMap<T>(grads.dw_v, d, d), z, d_out, true);
+  w_v_transposed = in.w_v.transpose();
   multiply(d_z, d_out, w_v_transposed);
-  if (dm != nullptr) {
-    h_transposed = h.transpose();
-    multiply(MatrixMap<T>(dm, n, n), d_z, h_transposed, true);
+  if (grads.dm != nullptr) {
+    h_transposed = in.h.transpose();
+    multiply(MatrixMap<T>(grads.dm, n, n), d_z, h_transposed, true);
   }
-  if (dh != nullptr) multiply_at(MatrixMap<T>(dh, n, d), m, d_z, true);
+  if (grads.dh != nullptr) multiply_at(MatrixMap<T>(grads.dh, n, d), in.m, d_z, true);
 }
 
 // inputs: H [B, n, d]; M [1, n, n]; W_v [1, d, d]. output: the branch [B, n, d].
 template <class T>
 struct FixedBranchOp : KeepingOp<T> {
+  enum Operand : int { kH, kM, kWv };
+  static_assert(kH == KeepingOp<T>::kBatched);
   int n = 0, d = 0;
 
   // Each sample's Z, and per group the backward's temporaries.
@@ -53,17 +69,18 @@ struct FixedBranchOp : KeepingOp<T> {
     return 2 * std::size_t(n) * d + std::size_t(d) * d;
   }
   MatrixMap<T> z(int b) const { return MatrixMap<T>(this->kept(b), n, d); }
+  FixedBranchOperands<T> operands(const Tape<T>& tape, int b) const {
+    return {this->value_of(tape, kM).view(0), this->value_of(tape, kH).view(b),
+            this->value_of(tape, kWv).view(0)};
+  }
   void forward_sample(Tape<T>& tape, int b) override {
-    fixed_branch_forward<T>(
-        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), z(b), tape.value(this->output).matrix(b));
+    fixed_branch_forward<T>(operands(tape, b), z(b), tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    fixed_branch_backward<T>(
-        tape.value(this->inputs[1]).view(0), tape.value(this->inputs[0]).view(b),
-        tape.value(this->inputs[2]).view(0), ConstMatrixMap<T>(this->kept(b), n, d),
-        tape.grad(this->output).view(b), this->temporaries(tape, b), this->sinks[0].begin_sample(b),
-        this->sinks[1].begin_sample(b), this->sinks[2].begin_sample(b));
+    fixed_branch_backward<T>(operands(tape, b), ConstMatrixMap<T>(this->kept(b), n, d),
+                             tape.grad(this->output).view(b), this->temporaries(tape, b),
+                             {this->sink(kH).begin_sample(b), this->sink(kM).begin_sample(b),
+                              this->sink(kWv).begin_sample(b)});
   }
 };
 
@@ -75,7 +92,7 @@ Var fixed_branch(Tape<T>& tape, Var h, Var m, Var w_v, std::string name = "branc
     throw std::logic_error(name + ": M " + tape.shape(m).str() + " and W_v " +
                            tape.shape(w_v).str() + " do not fit H " + sh.str());
   auto op = std::make_unique<FixedBranchOp<T>>();
-  op->inputs = {h, m, w_v};
+  op->inputs = {h, m, w_v};  // kH, kM, kWv
   op->n = sh.rows;
   op->d = sh.cols;
   return tape.record(std::move(op), sh, std::move(name));

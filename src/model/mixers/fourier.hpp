@@ -66,17 +66,18 @@ void circulant_filter_backward(ConstMatrixMap<T> dm, const std::vector<T>& basis
 // input: the gains [1, 1, n/2+1]; output: M [1, n, n].
 template <class T>
 struct CirculantFilterOp : Op<T> {
+  enum Operand : int { kGains };
   std::vector<T> basis;
 
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
     return std::size_t(tape.shape(this->output).rows);
   }
   void forward_sample(Tape<T>& tape, int b) override {
-    circulant_filter_forward(tape.value(this->inputs[0]).sample(b), basis, this->scratch,
+    circulant_filter_forward(this->value_of(tape, kGains).sample(b), basis, this->scratch,
                              tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* d_gains = this->sinks[0].begin_sample(b);
+    T* d_gains = this->sink(kGains).begin_sample(b);
     if (d_gains == nullptr) return;
     circulant_filter_backward(tape.grad(this->output).view(b), basis, this->scratch, d_gains);
   }

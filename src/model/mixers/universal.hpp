@@ -157,10 +157,11 @@ template <class T>
 struct FusedUniversalOp : KeepingOp<T> {
   UniversalLayout layout{};
   UniversalInputs slot;
+  static_assert(UniversalInputs{}.h == KeepingOp<T>::kBatched);
   const ScoreFunction* scores = &dot_scores();
 
   UniversalOperands<T> operands(const Tape<T>& tape, int b) const {
-    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    auto value = [&](int index) { return this->value_of(tape, index); };
     return {value(slot.h).view(b),
             value(slot.a).view(0),
             value(slot.b).view(0),
@@ -169,9 +170,7 @@ struct FusedUniversalOp : KeepingOp<T> {
             value(slot.w_v).view(0)};
   }
   UniversalGradients<T> gradients(int b) const {
-    auto sink = [&](int index) {
-      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
-    };
+    auto sink = [&](int index) { return index >= 0 ? this->sink(index).begin_sample(b) : nullptr; };
     return {sink(slot.h),     sink(slot.a),     sink(slot.b),
             sink(slot.sigma), sink(slot.gamma), sink(slot.w_v)};
   }

@@ -110,7 +110,7 @@ enum UniversalBlock : int {
 // it runs once per step, before the batch (forward) and after it (backward).
 template <class T>
 struct UniversalBlocksOp : Op<T> {
-  enum Input : int { kA, kB, kSigma };  // its inputs (and sinks) by name
+  enum Operand : int { kA, kB, kSigma };  // its inputs (and sinks) by name
   int n = 0, d = 0, r = 0;
 
   // A'_p, B'_p, A_cΣ, A'_pΣ, B_cΣ, B'_pΣ and, for backward, d(A_cΣ), d(A'_pΣ), dB_c, dB'_p and
@@ -142,10 +142,10 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void forward_sample(Tape<T>& tape, int) override {
-    const auto a = tape.value(this->inputs[kA]).view(0);
-    const auto b = tape.value(this->inputs[kB]).view(0);
+    const auto a = this->value_of(tape, kA).view(0);
+    const auto b = this->value_of(tape, kB).view(0);
     const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> sigma(
-        tape.value(this->inputs[kSigma]).data, r);
+        this->value_of(tape, kSigma).data, r);
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     w.a_p = a.middleRows(d, n).rowwise() + a.row(d + n);  // A'_p = A_p + 1·a_biasᵀ
@@ -174,12 +174,12 @@ struct UniversalBlocksOp : Op<T> {
   }
 
   void backward_sample(Tape<T>& tape, int) override {
-    T* da = this->sinks[kA].begin_sample(0);
-    T* db = this->sinks[kB].begin_sample(0);
-    T* dsigma = this->sinks[kSigma].begin_sample(0);
-    const auto a = tape.value(this->inputs[kA]).view(0);
-    const auto b = tape.value(this->inputs[kB]).view(0);
-    const T* sigma = tape.value(this->inputs[kSigma]).data;
+    T* da = this->sink(kA).begin_sample(0);
+    T* db = this->sink(kB).begin_sample(0);
+    T* dsigma = this->sink(kSigma).begin_sample(0);
+    const auto a = this->value_of(tape, kA).view(0);
+    const auto b = this->value_of(tape, kB).view(0);
+    const T* sigma = this->value_of(tape, kSigma).data;
     Work w = work();
     const auto a_c = a.topRows(d), b_c = b.topRows(d);
     auto g = [&](int index) { return block_grad(tape, index); };
@@ -239,7 +239,7 @@ std::vector<Var> universal_blocks(Tape<T>& tape, Var a, Var b, Var sigma, int n,
                                   const std::string& name) {
   const int r = tape.shape(a).cols;
   auto op = std::make_unique<UniversalBlocksOp<T>>();
-  op->inputs = {a, b, sigma};
+  op->inputs = {a, b, sigma};  // kA, kB, kSigma
   op->n = n, op->d = d, op->r = r;
   std::vector<std::pair<Shape, std::string>> outputs;
   const char* families[] = {"Omega", "Phi", "Psi"};
@@ -409,16 +409,22 @@ struct BlockGrads {
   T *cc, *cp, *pc, *pp;
 };
 
+// The scalar gradients of one Gram family (per-group slots; nullptr: none).
+template <class T>
+struct ScalarGrads {
+  T *squared_norm, *trace;
+};
+
 // Backward of gram_family_forward with upstream weight c = ∂loss/∂(‖UᵀU − I‖²_F). Gradients go to
 // cc, pc and pp only (cp = pcᵀ: the blocks op maps either to the same gradient of A or B), to
 // the two per-step scalars, and to H (dh; nullptr: not needed).
 template <class T>
 void gram_family_backward(ConstMatrixMap<T> h, const BlockViews<T>& blocks, const GramKeep<T>& keep,
                           T c, StructuredTemporaries<T>& tmp, const BlockGrads<T>& grads,
-                          T* d_squared_norm, T* d_trace, T* dh) {
+                          const ScalarGrads<T>& scalar_grads, T* dh) {
   const Eigen::Index n = h.rows(), d = h.cols();
-  if (d_squared_norm != nullptr) *d_squared_norm += c;
-  if (d_trace != nullptr) *d_trace -= T(2) * c;
+  if (scalar_grads.squared_norm != nullptr) *scalar_grads.squared_norm += c;
+  if (scalar_grads.trace != nullptr) *scalar_grads.trace -= T(2) * c;
   gram_operands(h, blocks, keep, tmp);
   // ⟨PᵀP, QᵀQ⟩ − 2⟨P, Q⟩: dP = 2c·P·QᵀQ − 2c·Q, dQ = 2c·Q·PᵀP − 2c·P.
   multiply(tmp.d_p, tmp.p, keep.qtq, false, T(2) * c);
@@ -461,12 +467,6 @@ struct StructuredOperands {
   T gamma;                                  // 1 with an open gate
   ConstMatrixMap<T> w_v;                    // W_v (d×d)
   int r;                                    // the rank
-};
-
-// The scalar gradients of one Gram family (per-group slots; nullptr: none).
-template <class T>
-struct ScalarGrads {
-  T *squared_norm, *trace;
 };
 
 // Where one sample's gradients go: dH is added to the input's gradient, the others to the blocks'
@@ -537,10 +537,8 @@ void structured_backward(const StructuredOperands<T>& in, StructuredSample<T>& k
                                grads.dh);
   // The penalty, (‖UᵀU − I‖² + ‖VᵀV − I‖²)/r².
   const T c = weight_penalty / T(double(in.r) * in.r);
-  gram_family_backward(h, in.phi, keep.u, c, tmp, grads.d_phi, grads.d_phi_scalars.squared_norm,
-                       grads.d_phi_scalars.trace, grads.dh);
-  gram_family_backward(h, in.psi, keep.v, c, tmp, grads.d_psi, grads.d_psi_scalars.squared_norm,
-                       grads.d_psi_scalars.trace, grads.dh);
+  gram_family_backward(h, in.phi, keep.u, c, tmp, grads.d_phi, grads.d_phi_scalars, grads.dh);
+  gram_family_backward(h, in.psi, keep.v, c, tmp, grads.d_psi, grads.d_psi_scalars, grads.dh);
 }
 
 // The structured op's inputs by name: their index among its inputs and sinks (-1: absent).
@@ -556,12 +554,13 @@ template <class T>
 struct StructuredUniversalOp : KeepingOp<T> {
   StructuredLayout layout{};
   StructuredInputs slot;
+  static_assert(StructuredInputs{}.h == KeepingOp<T>::kBatched);
   int r = 0;
 
   std::size_t kept_size() const override { return layout.forward_size(); }
   std::size_t temporaries_size() const override { return layout.backward_size(); }
   StructuredOperands<T> operands(const Tape<T>& tape, int b) const {
-    auto value = [&](int index) { return tape.value(this->inputs[index]); };
+    auto value = [&](int index) { return this->value_of(tape, index); };
     auto family = [&](int first) {
       auto view = [&](int k) { return value(slot.blocks + first + k).view(0); };
       return BlockViews<T>{view(0), view(1), view(2), view(3)};
@@ -583,9 +582,7 @@ struct StructuredUniversalOp : KeepingOp<T> {
   // Every sink is grabbed before the kernel: begin_sample clears a group's slot at its first
   // sample.
   StructuredGradients<T> gradients(int b) const {
-    auto sink = [&](int index) {
-      return index >= 0 ? this->sinks[index].begin_sample(b) : nullptr;
-    };
+    auto sink = [&](int index) { return index >= 0 ? this->sink(index).begin_sample(b) : nullptr; };
     auto family = [&](int first) {
       const int at = slot.blocks + first;
       return BlockGrads<T>{sink(at), sink(at + 1), sink(at + 2), sink(at + 3)};

@@ -73,24 +73,29 @@ struct HeadsBranchOp : BatchedOp<T> {
     return int(input) == layout.w_in || int(input) == layout.w_o;
   }
 
+  // The norm's operands over the `rows` rows of the samples from `first` on.
+  NormOperands<T> norm_operands(const Tape<T>& tape, int first, int rows) const {
+    return {this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
+            layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr, rows,
+            layout.width};
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // The norm and both products over the group's rows at once; the heads sample by sample.
   void forward_group(Tape<T>& tape, int first, int end) override {
     const int n = layout.n, width = layout.width, k = layout.projections;
     const int rows = (end - first) * n;
-    const T* x = tape.value(this->inputs[layout.x]).sample(first);
+    const NormOperands<T> norm = norm_operands(tape, first, rows);
     T* normed_rows = this->field(normed, first);
-    norm_forward<T>(x, tape.value(this->inputs[layout.gain]).data,
-                    layout.bias >= 0 ? tape.value(this->inputs[layout.bias]).data : nullptr,
-                    normed_rows, this->field(stats, first), rows, width);
+    norm_forward<T>(norm, normed_rows, this->field(stats, first));
     multiply(MatrixMap<T>(this->field(projections, first), rows, k),
              ConstMatrixMap<T>(normed_rows, rows, width),
-             tape.value(this->inputs[layout.w_in]).view(0));
+             this->value_of(tape, layout.w_in).view(0));
     for (int b = first; b < end; ++b) mix_heads(tape, b);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
-    output = ConstMatrixMap<T>(x, rows, width);
+    output = ConstMatrixMap<T>(norm.x, rows, width);
     multiply(output, ConstMatrixMap<T>(this->field(mixed, first), rows, width),
-             tape.value(this->inputs[layout.w_o]).view(0), true);
+             this->value_of(tape, layout.w_o).view(0), true);
   }
 
   // Sample b's heads: from its projections to its Z.
@@ -105,7 +110,7 @@ struct HeadsBranchOp : BatchedOp<T> {
       const ConstStridedMap<T> v(projected.data() + head.value_col, n, values,
                                  Eigen::OuterStride<>(k));
       if (!head.scores()) {
-        multiply(out, tape.value(this->inputs[head.fixed_operator]).view(0), v);
+        multiply(out, this->value_of(tape, head.fixed_operator).view(0), v);
         continue;
       }
       add_offsets(tape, head.query_offsets, projected, head.query_col, head.score.rank);
@@ -120,8 +125,8 @@ struct HeadsBranchOp : BatchedOp<T> {
 
   void prepare_backward(Tape<T>& tape) override {
     const int width = layout.width, k = layout.projections;
-    transpose_into(tape.value(this->inputs[layout.w_in]).view(0), this->per_step());
-    transpose_into(tape.value(this->inputs[layout.w_o]).view(0),
+    transpose_into(this->value_of(tape, layout.w_in).view(0), this->per_step());
+    transpose_into(this->value_of(tape, layout.w_o).view(0),
                    this->per_step() + std::size_t(k) * width);
   }
 
@@ -131,7 +136,7 @@ struct HeadsBranchOp : BatchedOp<T> {
     const int n = layout.n, width = layout.width, k = layout.projections;
     const int rows = (end - first) * n;
     const ConstMatrixMap<T> d_out(tape.grad(this->output).sample(first), rows, width);
-    T* dx = this->sinks[layout.x].begin_sample(first);
+    T* dx = this->sink(layout.x).begin_sample(first);
     if (dx != nullptr) MatrixMap<T>(dx, rows, width) += d_out;
     T* temporaries = this->temporaries(tape, first);
     MatrixMap<T> d_mixed(temporaries, rows, width);
@@ -144,11 +149,9 @@ struct HeadsBranchOp : BatchedOp<T> {
     // The projections now hold their gradients dP: dx̂ = dP·W_inᵀ, then the norm's backward.
     multiply(d_normed, ConstMatrixMap<T>(this->field(projections, first), rows, k),
              ConstMatrixMap<T>(this->per_step(), k, width));
-    norm_backward<T>(
-        tape.value(this->inputs[layout.x]).sample(first),
-        tape.value(this->inputs[layout.gain]).data, layout.bias >= 0, this->field(stats, first),
-        d_normed.data(), dx, this->sinks[layout.gain].begin_sample(first),
-        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(first) : nullptr, rows, width);
+    norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
+                     {dx, this->sink(layout.gain).begin_sample(first),
+                      layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});
   }
 
   // Sample b's heads backward from dZ: its projections' memory gets their gradients dP.
@@ -165,7 +168,7 @@ struct HeadsBranchOp : BatchedOp<T> {
         fixed_head_backward(tape, head, d_head, v, head_temporaries, b);
         continue;
       }
-      T* d_gate = head.gate >= 0 ? this->sinks[head.gate].begin_sample(b) : nullptr;
+      T* d_gate = head.gate >= 0 ? this->sink(head.gate).begin_sample(b) : nullptr;
       StridedMap<T> queries = columns(projected, head.query_col, head.score.rank);
       StridedMap<T> keys = columns(projected, head.key_col, head.score.rank);
       score_head_backward<T>(
@@ -183,10 +186,10 @@ struct HeadsBranchOp : BatchedOp<T> {
   void finish_backward(Tape<T>& tape) override {
     const std::ptrdiff_t rows = std::ptrdiff_t(this->batch) * layout.n;
     const int width = layout.width, k = layout.projections;
-    if (T* dw_in = this->sinks[layout.w_in].grad)
+    if (T* dw_in = this->sink(layout.w_in).grad)
       add_transposed_product<T>({this->field_start(normed), rows, width, width},
                                 {this->field_start(projections), rows, k, k}, dw_in, k);
-    if (T* dw_o = this->sinks[layout.w_o].grad)
+    if (T* dw_o = this->sink(layout.w_o).grad)
       add_transposed_product<T>({this->field_start(mixed), rows, width, width},
                                 {tape.grad(this->output).data, rows, width, width}, dw_o, width);
   }
@@ -201,18 +204,18 @@ struct HeadsBranchOp : BatchedOp<T> {
                               Eigen::OuterStride<>(projected.cols()));
   }
   T gate(const Tape<T>& tape, const HeadSlot& head) const {
-    return head.gate >= 0 ? tape.value(this->inputs[head.gate]).data[0] : T(1);
+    return head.gate >= 0 ? this->value_of(tape, head.gate).data[0] : T(1);
   }
   // Q += O (the head's position and bias rows), O shared [1, n, r].
   void add_offsets(const Tape<T>& tape, int input, MatrixMap<T>& projected, int first,
                    int count) const {
     if (input < 0) return;
-    columns(projected, first, count) += tape.value(this->inputs[input]).view(0);
+    columns(projected, first, count) += this->value_of(tape, input).view(0);
   }
   // dO += dQ (this sample's share, into its group's slot).
   void add_offset_gradient(int input, const StridedMap<T>& d_columns, int b) const {
     if (input < 0) return;
-    if (T* d = this->sinks[input].begin_sample(b))
+    if (T* d = this->sink(input).begin_sample(b))
       MatrixMap<T>(d, d_columns.rows(), d_columns.cols()) += d_columns;
   }
   // out = M·V: dM += dOut·Vᵀ, then dV = Mᵀ·dOut in place of V.
@@ -221,11 +224,11 @@ struct HeadsBranchOp : BatchedOp<T> {
     const int n = layout.n, values = layout.head_values();
     MatrixMap<T> values_transposed(temporaries, values, n);
     MatrixMap<T> d_values(temporaries + std::size_t(values) * n, n, values);
-    if (T* dm = this->sinks[head.fixed_operator].begin_sample(b)) {
+    if (T* dm = this->sink(head.fixed_operator).begin_sample(b)) {
       values_transposed = v.transpose();
       multiply(MatrixMap<T>(dm, n, n), d_head, values_transposed, true);
     }
-    multiply_at(d_values, tape.value(this->inputs[head.fixed_operator]).view(0), d_head);
+    multiply_at(d_values, this->value_of(tape, head.fixed_operator).view(0), d_head);
     v = d_values;
   }
 };

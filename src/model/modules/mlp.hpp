@@ -13,6 +13,8 @@ namespace ufl::model {
 template <class T>
 class MlpModule : public Module<T> {
  public:
+  static constexpr int kW1 = 0, kB1 = 1, kW2 = 2, kB2 = 3;  // its parameters, in parameters() order
+
   MlpModule(int width, int hidden, double init_std, int depth)
       : width_(width), hidden_(hidden), init_std_(init_std), depth_(depth) {}
   std::string name() const override { return "mlp"; }
@@ -24,18 +26,20 @@ class MlpModule : public Module<T> {
   }
   void initialize(ParameterViews<T> params, data::Rng& rng) const override {
     const double residual_std = init_std_ / std::sqrt(2.0 * depth_);
-    for (Eigen::Index e = 0; e < params[0].size(); ++e)
-      params[0].data()[e] = T(init_std_ * rng.normal());
-    params[1].setZero();
-    for (Eigen::Index e = 0; e < params[2].size(); ++e)
-      params[2].data()[e] = T(residual_std * rng.normal());
-    params[3].setZero();
+    for (Eigen::Index e = 0; e < params[kW1].size(); ++e)
+      params[kW1].data()[e] = T(init_std_ * rng.normal());
+    params[kB1].setZero();
+    for (Eigen::Index e = 0; e < params[kW2].size(); ++e)
+      params[kW2].data()[e] = T(residual_std * rng.normal());
+    params[kB2].setZero();
   }
   ModuleGraph record(Tape<T>& tape, Var x, const std::vector<Var>& params) const override {
-    const Var hidden = gelu(
-        tape, add_rows(tape, matmul(tape, x, params[0], false, false, "xW_1"), params[1]), "gelu");
-    return {add_rows(tape, matmul(tape, hidden, params[2], false, false, "hW_2"), params[3], "mlp"),
-            {}};
+    const Var hidden =
+        gelu(tape, add_rows(tape, matmul(tape, x, params[kW1], false, false, "xW_1"), params[kB1]),
+             "gelu");
+    return {
+        add_rows(tape, matmul(tape, hidden, params[kW2], false, false, "hW_2"), params[kB2], "mlp"),
+        {}};
   }
   // x + MLP(norm(x)) as one op (mlp_kernel.hpp).
   ModuleGraph record_branch(Tape<T>& tape, Var x, const NormInputs& norm,
@@ -51,8 +55,10 @@ class MlpModule : public Module<T> {
       layout.bias = static_cast<int>(op->inputs.size());
       op->inputs.push_back(norm.bias);
     }
-    for (auto [slot, param] :
-         {std::pair{&layout.w_1, 0}, {&layout.b_1, 1}, {&layout.w_2, 2}, {&layout.b_2, 3}}) {
+    for (auto [slot, param] : {std::pair{&layout.w_1, kW1},
+                               {&layout.b_1, kB1},
+                               {&layout.w_2, kW2},
+                               {&layout.b_2, kB2}}) {
       *slot = static_cast<int>(op->inputs.size());
       op->inputs.push_back(params[param]);
     }

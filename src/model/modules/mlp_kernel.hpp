@@ -40,32 +40,37 @@ struct MlpBranchOp : BatchedOp<T> {
     return i == layout.w_1 || i == layout.b_1 || i == layout.w_2 || i == layout.b_2;
   }
 
+  // The norm's operands over the `rows` rows of the samples from `first` on.
+  NormOperands<T> norm_operands(const Tape<T>& tape, int first, int rows) const {
+    return {this->value_of(tape, layout.x).sample(first), this->value_of(tape, layout.gain).data,
+            layout.bias >= 0 ? this->value_of(tape, layout.bias).data : nullptr, rows,
+            layout.width};
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // Over the group's rows at once (every step is row by row).
   void forward_group(Tape<T>& tape, int first, int end) override {
     const int width = layout.width, hidden = layout.hidden, rows = (end - first) * layout.n;
-    const T* x = tape.value(this->inputs[layout.x]).sample(first);
+    const NormOperands<T> norm = norm_operands(tape, first, rows);
     T* normed_rows = this->field(normed, first);
-    norm_forward<T>(x, tape.value(this->inputs[layout.gain]).data,
-                    layout.bias >= 0 ? tape.value(this->inputs[layout.bias]).data : nullptr,
-                    normed_rows, this->field(stats, first), rows, width);
+    norm_forward<T>(norm, normed_rows, this->field(stats, first));
     MatrixMap<T> a(this->field(pre_activation, first), rows, hidden);
     multiply(a, ConstMatrixMap<T>(normed_rows, rows, width),
-             tape.value(this->inputs[layout.w_1]).view(0));
-    a.rowwise() += tape.value(this->inputs[layout.b_1]).view(0).row(0);
+             this->value_of(tape, layout.w_1).view(0));
+    a.rowwise() += this->value_of(tape, layout.b_1).view(0).row(0);
     T* g = this->field(activation, first);
     gelu_forward<T>(a.data(), g, std::size_t(rows) * hidden);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
-    output = ConstMatrixMap<T>(x, rows, width);
-    output.rowwise() += tape.value(this->inputs[layout.b_2]).view(0).row(0);
-    multiply(output, ConstMatrixMap<T>(g, rows, hidden),
-             tape.value(this->inputs[layout.w_2]).view(0), true);
+    output = ConstMatrixMap<T>(norm.x, rows, width);
+    output.rowwise() += this->value_of(tape, layout.b_2).view(0).row(0);
+    multiply(output, ConstMatrixMap<T>(g, rows, hidden), this->value_of(tape, layout.w_2).view(0),
+             true);
   }
 
   void prepare_backward(Tape<T>& tape) override {
     const int width = layout.width, hidden = layout.hidden;
-    transpose_into(tape.value(this->inputs[layout.w_1]).view(0), this->per_step());
-    transpose_into(tape.value(this->inputs[layout.w_2]).view(0),
+    transpose_into(this->value_of(tape, layout.w_1).view(0), this->per_step());
+    transpose_into(this->value_of(tape, layout.w_2).view(0),
                    this->per_step() + std::size_t(hidden) * width);
   }
 
@@ -73,7 +78,7 @@ struct MlpBranchOp : BatchedOp<T> {
   void backward_group(Tape<T>& tape, int first, int end) override {
     const int width = layout.width, hidden = layout.hidden, rows = (end - first) * layout.n;
     const ConstMatrixMap<T> d_out(tape.grad(this->output).sample(first), rows, width);
-    T* dx = this->sinks[layout.x].begin_sample(first);
+    T* dx = this->sink(layout.x).begin_sample(first);
     if (dx != nullptr) MatrixMap<T>(dx, rows, width) += d_out;
     T* temporaries = this->temporaries(tape, first);
     MatrixMap<T> d_activation(temporaries, rows, hidden);
@@ -84,11 +89,9 @@ struct MlpBranchOp : BatchedOp<T> {
     gelu_gradient<T>(a, d_activation.data(), a, std::size_t(rows) * hidden);  // da in place of a
     multiply(d_normed, ConstMatrixMap<T>(a, rows, hidden),
              ConstMatrixMap<T>(this->per_step(), hidden, width));
-    norm_backward<T>(
-        tape.value(this->inputs[layout.x]).sample(first),
-        tape.value(this->inputs[layout.gain]).data, layout.bias >= 0, this->field(stats, first),
-        d_normed.data(), dx, this->sinks[layout.gain].begin_sample(first),
-        layout.bias >= 0 ? this->sinks[layout.bias].begin_sample(first) : nullptr, rows, width);
+    norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
+                     {dx, this->sink(layout.gain).begin_sample(first),
+                      layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});
   }
 
   // dW₁ += X̂ᵀ·dA, db₁ += Σ dA, dW₂ += Gᵀ·dOut, db₂ += Σ dOut over every row of the batch.
@@ -97,13 +100,13 @@ struct MlpBranchOp : BatchedOp<T> {
     const int width = layout.width, hidden = layout.hidden;
     const RowsView<T> d_a{this->field_start(pre_activation), rows, hidden, hidden};
     const RowsView<T> d_out{tape.grad(this->output).data, rows, width, width};
-    if (T* dw_1 = this->sinks[layout.w_1].grad)
+    if (T* dw_1 = this->sink(layout.w_1).grad)
       add_transposed_product<T>({this->field_start(normed), rows, width, width}, d_a, dw_1, hidden);
-    if (T* db_1 = this->sinks[layout.b_1].grad) add_column_sums<T>(d_a, db_1);
-    if (T* dw_2 = this->sinks[layout.w_2].grad)
+    if (T* db_1 = this->sink(layout.b_1).grad) add_column_sums<T>(d_a, db_1);
+    if (T* dw_2 = this->sink(layout.w_2).grad)
       add_transposed_product<T>({this->field_start(activation), rows, hidden, hidden}, d_out, dw_2,
                                 width);
-    if (T* db_2 = this->sinks[layout.b_2].grad) add_column_sums<T>(d_out, db_2);
+    if (T* db_2 = this->sink(layout.b_2).grad) add_column_sums<T>(d_out, db_2);
   }
 };
 

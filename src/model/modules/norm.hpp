@@ -10,6 +10,8 @@ namespace ufl::model {
 template <class T>
 class NormModule : public Module<T> {
  public:
+  static constexpr int kGain = 0, kBias = 1;  // its parameters (kBias for layernorm only)
+
   NormModule(std::string name, const NormKind& kind, int width)
       : name_(std::move(name)), kind_(kind), width_(width) {}
   std::string name() const override { return name_; }
@@ -18,16 +20,16 @@ class NormModule : public Module<T> {
     return {{name_ + "_gain", 1, width_}};
   }
   void initialize(ParameterViews<T> params, data::Rng&) const override {
-    params[0].setOnes();
-    if (kind_.has_bias) params[1].setZero();
+    params[kGain].setOnes();
+    if (kind_.has_bias) params[kBias].setZero();
   }
   // Its parameters as a fused branch takes them.
   NormInputs inputs(const std::vector<Var>& params) const {
-    return {params[0], kind_.has_bias ? params[1] : Var{}};
+    return {params[kGain], kind_.has_bias ? params[kBias] : Var{}};
   }
   ModuleGraph record(Tape<T>& tape, Var x, const std::vector<Var>& params) const override {
-    if (kind_.has_bias) return {layer_norm(tape, x, params[0], params[1], name_), {}};
-    return {rms_norm(tape, x, params[0], name_), {}};
+    if (kind_.has_bias) return {layer_norm(tape, x, params[kGain], params[kBias], name_), {}};
+    return {rms_norm(tape, x, params[kGain], name_), {}};
   }
 
  private:

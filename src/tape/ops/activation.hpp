@@ -40,18 +40,19 @@ void activation_backward(Activation kind, const T* x, const T* y, const T* dy, T
 
 template <class T>
 struct ActivationOp : Op<T> {
+  enum Operand : int { kX };
   Activation kind = Activation::kSoftplus;
 
   void forward_sample(Tape<T>& tape, int s) override {
     const auto y = tape.value(this->output);
-    activation_forward(kind, tape.value(this->inputs[0]).sample(s), y.sample(s),
+    activation_forward(kind, this->value_of(tape, kX).sample(s), y.sample(s),
                        y.shape.sample_size());
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* dx = this->sinks[0].begin_sample(s);
+    T* dx = this->sink(kX).begin_sample(s);
     if (dx == nullptr) return;
     const auto y = tape.value(this->output);
-    activation_backward(kind, tape.value(this->inputs[0]).sample(s), y.sample(s),
+    activation_backward(kind, this->value_of(tape, kX).sample(s), y.sample(s),
                         tape.grad(this->output).sample(s), dx, y.shape.sample_size());
   }
 };

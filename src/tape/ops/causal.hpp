@@ -22,11 +22,12 @@ T causal_row_weight(int i, bool row_mean) {
 
 template <class T>
 struct LowerTriangularOp : Op<T> {
+  enum Operand : int { kS };
   bool row_mean = false;  // row i times 1/(i + 1)
 
   void forward_sample(Tape<T>& tape, int b) override {
     const int n = tape.shape(this->output).rows;
-    const T* s = tape.value(this->inputs[0]).sample(b);
+    const T* s = this->value_of(tape, kS).sample(b);
     T* out = tape.value(this->output).sample(b);
     for (int i = 0; i < n; ++i) {
       const T weight = causal_row_weight<T>(i, row_mean);
@@ -35,7 +36,7 @@ struct LowerTriangularOp : Op<T> {
     }
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* ds = this->sinks[0].begin_sample(b);
+    T* ds = this->sink(kS).begin_sample(b);
     if (ds == nullptr) return;
     const int n = tape.shape(this->output).rows;
     const T* dout = tape.grad(this->output).sample(b);

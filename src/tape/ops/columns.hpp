@@ -34,27 +34,29 @@ void leading_columns_backward(ConstMatrixMap<T> dout, MatrixMap<T> da) {
 
 template <class T>
 struct PadColumnsOp : Op<T> {
+  enum Operand : int { kA };
   void forward_sample(Tape<T>& tape, int s) override {
-    pad_columns_forward<T>(tape.value(this->inputs[0]).view(s), tape.value(this->output).matrix(s));
+    pad_columns_forward<T>(this->value_of(tape, kA).view(s), tape.value(this->output).matrix(s));
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
-    const Shape& in = tape.shape(this->inputs[0]);
+    const Shape& in = this->shape_of(tape, kA);
     pad_columns_backward<T>(tape.grad(this->output).view(s), MatrixMap<T>(da, in.rows, in.cols));
   }
 };
 
 template <class T>
 struct LeadingColumnsOp : Op<T> {
+  enum Operand : int { kA };
   void forward_sample(Tape<T>& tape, int s) override {
-    leading_columns_forward<T>(tape.value(this->inputs[0]).view(s),
+    leading_columns_forward<T>(this->value_of(tape, kA).view(s),
                                tape.value(this->output).matrix(s));
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
-    const Shape& in = tape.shape(this->inputs[0]);
+    const Shape& in = this->shape_of(tape, kA);
     leading_columns_backward<T>(tape.grad(this->output).view(s),
                                 MatrixMap<T>(da, in.rows, in.cols));
   }
@@ -84,7 +86,7 @@ Var leading_columns(Tape<T>& tape, Var a, int cols, std::string name = "leading_
 }
 
 // out = [a_1, a_2, …]: the heads' outputs side by side (docs/transformer.md §2); each part's
-// gradient is its block of columns of dOut.
+// gradient is its block of columns of dOut. Its operands are the parts, in order.
 template <class T>
 struct ConcatColumnsOp : Op<T> {
   void forward_sample(Tape<T>& tape, int b) override {
@@ -99,9 +101,9 @@ struct ConcatColumnsOp : Op<T> {
   void backward_sample(Tape<T>& tape, int b) override {
     const ConstMatrixMap<T> dout = tape.grad(this->output).view(b);
     Eigen::Index first = 0;
-    for (std::size_t k = 0; k < this->inputs.size(); ++k) {
-      const Shape& shape = tape.shape(this->inputs[k]);
-      if (T* d = this->sinks[k].begin_sample(b))
+    for (int k = 0; k < int(this->inputs.size()); ++k) {
+      const Shape& shape = this->shape_of(tape, k);
+      if (T* d = this->sink(k).begin_sample(b))
         MatrixMap<T>(d, shape.rows, shape.cols) += dout.middleCols(first, shape.cols);
       first += shape.cols;
     }

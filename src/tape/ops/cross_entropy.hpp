@@ -18,43 +18,55 @@ struct CrossEntropyGraph {
   Var correct;  // [B, 1, 1]
 };
 
+// One sample's operands, by name.
+template <class T>
+struct TiedCrossEntropyOperands {
+  ConstMatrixMap<T> h;      // the last hidden states (n×D)
+  ConstMatrixMap<T> table;  // E (V×D)
+  const T* targets;         // t_i, token ids stored as values (n)
+  const T* weights;         // w_i (n)
+};
+
 // One sample; returns {loss, correct}; `probabilities` (n×V) is kept.
 template <class T>
-std::pair<T, T> tied_cross_entropy_forward(ConstMatrixMap<T> h, ConstMatrixMap<T> table,
-                                           const T* targets, const T* weights,
+std::pair<T, T> tied_cross_entropy_forward(const TiedCrossEntropyOperands<T>& in,
                                            MatrixMap<T> probabilities) {
-  const int vocab = int(table.rows());
-  probabilities.noalias() = h * table.transpose();
+  const int vocab = int(in.table.rows());
+  probabilities.noalias() = in.h * in.table.transpose();
   T total_weight = 0, loss = 0, correct = 0;
   for (Eigen::Index i = 0; i < probabilities.rows(); ++i) {
     auto row = probabilities.row(i);
     Eigen::Index best = 0;
     const T row_max = row.maxCoeff(&best);
-    const int target = token_id(targets[i], vocab);
+    const int target = token_id(in.targets[i], vocab);
     const T target_logit = row(target) - row_max;
     row = (row.array() - row_max).exp();
     const T total = row.sum();
     row /= total;
-    total_weight += weights[i];
+    total_weight += in.weights[i];
     // −log p_t = log Σ_v exp(l_v − max) − (l_t − max): finite even where p_t underflows.
-    loss += weights[i] * (std::log(total) - target_logit);
-    if (best == target) correct += weights[i];
+    loss += in.weights[i] * (std::log(total) - target_logit);
+    if (best == target) correct += in.weights[i];
   }
   if (total_weight <= T(0)) return {T(0), T(0)};
   return {loss / total_weight, correct / total_weight};
 }
 
+// One sample, from g = ∂loss/∂(its loss) and the kept probabilities; `d_logits` (n×V) is scratch.
+// dh and dtable are added to; each nullptr when not needed.
 template <class T>
-void tied_cross_entropy_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> table, const T* targets,
-                                 const T* weights, ConstMatrixMap<T> probabilities, T g,
-                                 MatrixMap<T> d_logits, T* dh, T* dtable) {
+void tied_cross_entropy_backward(const TiedCrossEntropyOperands<T>& in,
+                                 ConstMatrixMap<T> probabilities, T g, MatrixMap<T> d_logits, T* dh,
+                                 T* dtable) {
+  const ConstMatrixMap<T>& h = in.h;
+  const ConstMatrixMap<T>& table = in.table;
   T total_weight = 0;
-  for (Eigen::Index i = 0; i < probabilities.rows(); ++i) total_weight += weights[i];
+  for (Eigen::Index i = 0; i < probabilities.rows(); ++i) total_weight += in.weights[i];
   if (total_weight <= T(0)) return;
   d_logits = probabilities;
   for (Eigen::Index i = 0; i < d_logits.rows(); ++i) {
-    d_logits(i, token_id(targets[i], int(table.rows()))) -= T(1);
-    d_logits.row(i) *= weights[i] * g / total_weight;
+    d_logits(i, token_id(in.targets[i], int(table.rows()))) -= T(1);
+    d_logits.row(i) *= in.weights[i] * g / total_weight;
   }
   if (dh != nullptr) MatrixMap<T>(dh, h.rows(), h.cols()).noalias() += d_logits * table;
   if (dtable != nullptr)
@@ -64,28 +76,29 @@ void tied_cross_entropy_backward(ConstMatrixMap<T> h, ConstMatrixMap<T> table, c
 // inputs: h [B, n, D], E [1, V, D], targets [B, n, 1], weights [B, n, 1].
 template <class T>
 struct TiedCrossEntropyOp : KeepingOp<T> {
+  enum Operand : int { kH, kTable, kTargets, kWeights };
+  static_assert(kH == KeepingOp<T>::kBatched);
   int n = 0, vocab = 0;
   std::size_t kept_size() const override { return std::size_t(n) * vocab; }
   std::size_t temporaries_size() const override { return std::size_t(n) * vocab; }
   MatrixMap<T> probabilities(int b) const { return MatrixMap<T>(this->kept(b), n, vocab); }
+  TiedCrossEntropyOperands<T> operands(const Tape<T>& tape, int b) const {
+    return {this->value_of(tape, kH).view(b), this->value_of(tape, kTable).view(0),
+            this->value_of(tape, kTargets).sample(b), this->value_of(tape, kWeights).sample(b)};
+  }
 
   void forward_sample(Tape<T>& tape, int b) override {
-    const auto [loss, correct] = tied_cross_entropy_forward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).sample(b), tape.value(this->inputs[3]).sample(b),
-        probabilities(b));
+    const auto [loss, correct] = tied_cross_entropy_forward<T>(operands(tape, b), probabilities(b));
     tape.value(this->output).sample(b)[0] = loss;
     tape.value(this->extra_outputs[0]).sample(b)[0] = correct;
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* dh = this->sinks[0].begin_sample(b);
-    T* dtable = this->sinks[1].begin_sample(b);
+    T* dh = this->sink(kH).begin_sample(b);
+    T* dtable = this->sink(kTable).begin_sample(b);
     const MatrixMap<T> p = probabilities(b);
-    tied_cross_entropy_backward<T>(
-        tape.value(this->inputs[0]).view(b), tape.value(this->inputs[1]).view(0),
-        tape.value(this->inputs[2]).sample(b), tape.value(this->inputs[3]).sample(b),
-        ConstMatrixMap<T>(p.data(), n, vocab), tape.grad(this->output).sample(b)[0],
-        MatrixMap<T>(this->temporaries(tape, b), n, vocab), dh, dtable);
+    tied_cross_entropy_backward<T>(operands(tape, b), ConstMatrixMap<T>(p.data(), n, vocab),
+                                   tape.grad(this->output).sample(b)[0],
+                                   MatrixMap<T>(this->temporaries(tape, b), n, vocab), dh, dtable);
   }
 };
 
@@ -100,7 +113,7 @@ CrossEntropyGraph tied_cross_entropy(Tape<T>& tape, Var h, Var table, Var target
   if (tape.needs_grad(targets) || tape.needs_grad(weights))
     throw std::logic_error(name + ": targets and weights take no gradient");
   auto op = std::make_unique<TiedCrossEntropyOp<T>>();
-  op->inputs = {h, table, targets, weights};
+  op->inputs = {h, table, targets, weights};  // kH, kTable, kTargets, kWeights
   op->n = sh.rows;
   op->vocab = st.rows;
   const std::vector<Var> outputs = tape.record_outputs(

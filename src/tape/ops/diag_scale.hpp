@@ -28,16 +28,18 @@ void diag_scale_backward(const T* a, const T* diagonal, const T* dout, T* da, T*
 
 template <class T>
 struct DiagScaleOp : Op<T> {
+  enum Operand : int { kA, kDiagonal };
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    diag_scale_forward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
-                       out.sample(s), out.shape.rows, out.shape.cols);
+    diag_scale_forward(this->value_of(tape, kA).sample(s),
+                       this->value_of(tape, kDiagonal).sample(s), out.sample(s), out.shape.rows,
+                       out.shape.cols);
   }
   void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    diag_scale_backward(tape.value(this->inputs[0]).sample(s),
-                        tape.value(this->inputs[1]).sample(s), dout.sample(s),
-                        this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
+    diag_scale_backward(this->value_of(tape, kA).sample(s),
+                        this->value_of(tape, kDiagonal).sample(s), dout.sample(s),
+                        this->sink(kA).begin_sample(s), this->sink(kDiagonal).begin_sample(s),
                         dout.shape.rows, dout.shape.cols);
   }
 };
@@ -48,7 +50,7 @@ Var diag_scale(Tape<T>& tape, Var a, Var diagonal, std::string name = "diag_scal
     throw std::logic_error(name + ": diagonal " + tape.shape(diagonal).str() + " does not fit " +
                            tape.shape(a).str());
   auto op = std::make_unique<DiagScaleOp<T>>();
-  op->inputs = {a, diagonal};
+  op->inputs = {a, diagonal};  // kA, kDiagonal
   const int batch = broadcast_batch(tape, a, diagonal, name.c_str());
   return tape.record(std::move(op), Shape{batch, tape.shape(a).rows, tape.shape(a).cols},
                      std::move(name));

@@ -31,18 +31,18 @@ void binary_backward(Binary kind, const T* a, const T* b, const T* dout, T* da, 
 
 template <class T>
 struct BinaryOp : Op<T> {
+  enum Operand : int { kA, kB };
   Binary kind = Binary::kAdd;
 
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    binary_forward(kind, tape.value(this->inputs[0]).sample(s),
-                   tape.value(this->inputs[1]).sample(s), out.sample(s), out.shape.sample_size());
+    binary_forward(kind, this->value_of(tape, kA).sample(s), this->value_of(tape, kB).sample(s),
+                   out.sample(s), out.shape.sample_size());
   }
   void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    binary_backward(kind, tape.value(this->inputs[0]).sample(s),
-                    tape.value(this->inputs[1]).sample(s), dout.sample(s),
-                    this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
+    binary_backward(kind, this->value_of(tape, kA).sample(s), this->value_of(tape, kB).sample(s),
+                    dout.sample(s), this->sink(kA).begin_sample(s), this->sink(kB).begin_sample(s),
                     dout.shape.sample_size());
   }
 };
@@ -54,7 +54,7 @@ Var binary(Tape<T>& tape, Binary kind, Var a, Var b, std::string name) {
   if (sa.rows != sb.rows || sa.cols != sb.cols)
     throw std::logic_error(name + ": shapes " + sa.str() + " and " + sb.str() + " differ");
   auto op = std::make_unique<BinaryOp<T>>();
-  op->inputs = {a, b};
+  op->inputs = {a, b};  // kA, kB
   op->kind = kind;
   const int batch = broadcast_batch(tape, a, b, name.c_str());
   return tape.record(std::move(op), Shape{batch, sa.rows, sa.cols}, std::move(name));
@@ -76,21 +76,22 @@ Var mul(Tape<T>& tape, Var a, Var b, std::string name = "mul") {
 // out = factor·a, or out = a² (square).
 template <class T>
 struct PointwiseOp : Op<T> {
+  enum Operand : int { kA };
   bool square = false;
   T factor = T(1);
 
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    const T* x = tape.value(this->inputs[0]).sample(s);
+    const T* x = this->value_of(tape, kA).sample(s);
     T* y = out.sample(s);
     const std::size_t size = out.shape.sample_size();
     for (std::size_t e = 0; e < size; ++e) y[e] = square ? x[e] * x[e] : factor * x[e];
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* dx = this->sinks[0].begin_sample(s);
+    T* dx = this->sink(kA).begin_sample(s);
     if (dx == nullptr) return;
     const auto dout = tape.grad(this->output);
-    const T* x = tape.value(this->inputs[0]).sample(s);
+    const T* x = this->value_of(tape, kA).sample(s);
     const T* dy = dout.sample(s);
     const std::size_t size = dout.shape.sample_size();
     for (std::size_t e = 0; e < size; ++e) dx[e] += square ? T(2) * x[e] * dy[e] : factor * dy[e];
@@ -117,14 +118,15 @@ Var square(Tape<T>& tape, Var a, std::string name = "square") {
 // both its query and its key weights (model/mixers/distance.hpp).
 template <class T>
 struct SquareRootOp : Op<T> {
+  enum Operand : int { kA };
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    const T* x = tape.value(this->inputs[0]).sample(s);
+    const T* x = this->value_of(tape, kA).sample(s);
     T* y = out.sample(s);
     for (std::size_t e = 0; e < out.shape.sample_size(); ++e) y[e] = std::sqrt(x[e]);
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* dx = this->sinks[0].begin_sample(s);
+    T* dx = this->sink(kA).begin_sample(s);
     if (dx == nullptr) return;
     const auto dout = tape.grad(this->output);
     const T* y = tape.value(this->output).sample(s);
@@ -143,16 +145,17 @@ Var square_root(Tape<T>& tape, Var a, std::string name = "square_root") {
 // out = a + value·I for square samples (UᵀU − I of the orthogonality penalty); da += dout.
 template <class T>
 struct AddDiagonalOp : Op<T> {
+  enum Operand : int { kA };
   T value = T(0);
 
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
     MatrixMap<T> y = out.matrix(s);
-    y = tape.value(this->inputs[0]).view(s);
+    y = this->value_of(tape, kA).view(s);
     y.diagonal().array() += value;
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
     const auto dout = tape.grad(this->output);
     const T* dy = dout.sample(s);
@@ -191,17 +194,18 @@ void lerp_backward(const T* a, const T* b, T t, const T* dout, T* da, T* db, T* 
 
 template <class T>
 struct LerpOp : Op<T> {
+  enum Operand : int { kA, kB, kT };
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
-    lerp_forward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
-                 tape.value(this->inputs[2]).sample(s)[0], out.sample(s), out.shape.sample_size());
+    lerp_forward(this->value_of(tape, kA).sample(s), this->value_of(tape, kB).sample(s),
+                 this->value_of(tape, kT).sample(s)[0], out.sample(s), out.shape.sample_size());
   }
   void backward_sample(Tape<T>& tape, int s) override {
     const auto dout = tape.grad(this->output);
-    lerp_backward(tape.value(this->inputs[0]).sample(s), tape.value(this->inputs[1]).sample(s),
-                  tape.value(this->inputs[2]).sample(s)[0], dout.sample(s),
-                  this->sinks[0].begin_sample(s), this->sinks[1].begin_sample(s),
-                  this->sinks[2].begin_sample(s), dout.shape.sample_size());
+    lerp_backward(this->value_of(tape, kA).sample(s), this->value_of(tape, kB).sample(s),
+                  this->value_of(tape, kT).sample(s)[0], dout.sample(s),
+                  this->sink(kA).begin_sample(s), this->sink(kB).begin_sample(s),
+                  this->sink(kT).begin_sample(s), dout.shape.sample_size());
   }
 };
 
@@ -213,7 +217,7 @@ Var lerp(Tape<T>& tape, Var a, Var b, Var t, std::string name = "lerp") {
                            tape.shape(b).str() + " differ");
   if (tape.shape(t).sample_size() != 1) throw std::logic_error(name + ": t must be a scalar");
   auto op = std::make_unique<LerpOp<T>>();
-  op->inputs = {a, b, t};
+  op->inputs = {a, b, t};  // kA, kB, kT
   const int batch = broadcast_batch(tape, a, t, name.c_str());
   return tape.record(std::move(op), Shape{batch, tape.shape(a).rows, tape.shape(a).cols},
                      std::move(name));

@@ -34,15 +34,16 @@ void embed_backward(const T* ids, ConstMatrixMap<T> dout, MatrixMap<T> dtable) {
 // inputs: ids [B, n, 1], E [1, V, D]; output [B, n, D].
 template <class T>
 struct EmbedOp : Op<T> {
+  enum Operand : int { kIds, kTable };
   void forward_sample(Tape<T>& tape, int b) override {
-    embed_forward<T>(tape.value(this->inputs[0]).sample(b), tape.value(this->inputs[1]).view(0),
+    embed_forward<T>(this->value_of(tape, kIds).sample(b), this->value_of(tape, kTable).view(0),
                      tape.value(this->output).matrix(b));
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* dtable = this->sinks[1].begin_sample(b);
+    T* dtable = this->sink(kTable).begin_sample(b);
     if (dtable == nullptr) return;
-    const Shape& st = tape.shape(this->inputs[1]);
-    embed_backward<T>(tape.value(this->inputs[0]).sample(b), tape.grad(this->output).view(b),
+    const Shape& st = this->shape_of(tape, kTable);
+    embed_backward<T>(this->value_of(tape, kIds).sample(b), tape.grad(this->output).view(b),
                       MatrixMap<T>(dtable, st.rows, st.cols));
   }
 };
@@ -56,7 +57,7 @@ Var embed(Tape<T>& tape, Var ids, Var table, std::string name = "embed") {
                            si.str() + " and " + st.str());
   if (tape.needs_grad(ids)) throw std::logic_error(name + ": token ids take no gradient");
   auto op = std::make_unique<EmbedOp<T>>();
-  op->inputs = {ids, table};
+  op->inputs = {ids, table};  // kIds, kTable
   return tape.record(std::move(op), Shape{si.batch, si.rows, st.cols}, std::move(name));
 }
 

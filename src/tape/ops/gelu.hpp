@@ -52,14 +52,15 @@ void gelu_backward(const T* x, const T* dy, T* dx, std::size_t size) {
 
 template <class T>
 struct GeluOp : Op<T> {
+  enum Operand : int { kX };
   void forward_sample(Tape<T>& tape, int b) override {
     const auto y = tape.value(this->output);
-    gelu_forward(tape.value(this->inputs[0]).sample(b), y.sample(b), y.shape.sample_size());
+    gelu_forward(this->value_of(tape, kX).sample(b), y.sample(b), y.shape.sample_size());
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* dx = this->sinks[0].begin_sample(b);
+    T* dx = this->sink(kX).begin_sample(b);
     if (dx == nullptr) return;
-    gelu_backward(tape.value(this->inputs[0]).sample(b), tape.grad(this->output).sample(b), dx,
+    gelu_backward(this->value_of(tape, kX).sample(b), tape.grad(this->output).sample(b), dx,
                   tape.shape(this->output).sample_size());
   }
 };

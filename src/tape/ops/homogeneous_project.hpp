@@ -33,16 +33,17 @@ void homogeneous_project_backward(ConstMatrixMap<T> x, ConstMatrixMap<T> a, Cons
 
 template <class T>
 struct HomogeneousProjectOp : Op<T> {
+  enum Operand : int { kX, kA };
   void forward_sample(Tape<T>& tape, int s) override {
-    homogeneous_project_forward<T>(tape.value(this->inputs[0]).view(s),
-                                   tape.value(this->inputs[1]).view(s),
+    homogeneous_project_forward<T>(this->value_of(tape, kX).view(s),
+                                   this->value_of(tape, kA).view(s),
                                    tape.value(this->output).matrix(s));
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    homogeneous_project_backward<T>(tape.value(this->inputs[0]).view(s),
-                                    tape.value(this->inputs[1]).view(s),
-                                    tape.grad(this->output).view(s), this->sinks[0].begin_sample(s),
-                                    this->sinks[1].begin_sample(s));
+    homogeneous_project_backward<T>(this->value_of(tape, kX).view(s),
+                                    this->value_of(tape, kA).view(s),
+                                    tape.grad(this->output).view(s), this->sink(kX).begin_sample(s),
+                                    this->sink(kA).begin_sample(s));
   }
 };
 
@@ -55,7 +56,7 @@ Var homogeneous_project(Tape<T>& tape, Var x, Var a, std::string name = "homogen
     throw std::logic_error(name + ": A " + sa.str() + " needs d+n+1 = " +
                            std::to_string(sx.cols + sx.rows + 1) + " rows for X " + sx.str());
   auto op = std::make_unique<HomogeneousProjectOp<T>>();
-  op->inputs = {x, a};
+  op->inputs = {x, a};  // kX, kA
   const int batch = broadcast_batch(tape, x, a, name.c_str());
   return tape.record(std::move(op), Shape{batch, sx.rows, sa.cols}, std::move(name));
 }

@@ -37,18 +37,19 @@ void matmul_backward(ConstMatrixMap<T> a, bool transpose_a, ConstMatrixMap<T> b,
 
 template <class T>
 struct MatmulOp : Op<T> {
+  enum Operand : int { kA, kB };
   bool transpose_a = false, transpose_b = false;
 
   void forward_sample(Tape<T>& tape, int s) override {
-    matmul_forward<T>(tape.value(this->inputs[0]).view(s), transpose_a,
-                      tape.value(this->inputs[1]).view(s), transpose_b,
+    matmul_forward<T>(this->value_of(tape, kA).view(s), transpose_a,
+                      this->value_of(tape, kB).view(s), transpose_b,
                       tape.value(this->output).matrix(s));
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    matmul_backward<T>(tape.value(this->inputs[0]).view(s), transpose_a,
-                       tape.value(this->inputs[1]).view(s), transpose_b,
-                       tape.grad(this->output).view(s), this->sinks[0].begin_sample(s),
-                       this->sinks[1].begin_sample(s));
+    matmul_backward<T>(this->value_of(tape, kA).view(s), transpose_a,
+                       this->value_of(tape, kB).view(s), transpose_b,
+                       tape.grad(this->output).view(s), this->sink(kA).begin_sample(s),
+                       this->sink(kB).begin_sample(s));
   }
 };
 
@@ -62,7 +63,7 @@ Var matmul(Tape<T>& tape, Var a, Var b, bool transpose_a = false, bool transpose
   if (inner_a != inner_b)
     throw std::logic_error(name + ": inner dimensions " + sa.str() + " and " + sb.str());
   auto op = std::make_unique<MatmulOp<T>>();
-  op->inputs = {a, b};
+  op->inputs = {a, b};  // kA, kB
   op->transpose_a = transpose_a;
   op->transpose_b = transpose_b;
   const int batch = broadcast_batch(tape, a, b, "matmul");

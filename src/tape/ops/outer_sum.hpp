@@ -9,14 +9,15 @@ namespace ufl {
 
 template <class T>
 struct AddOuterOp : Op<T> {
+  enum Operand : int { kS, kA, kB };
   T factor = T(1);
 
   void forward_sample(Tape<T>& tape, int s) override {
     const auto out = tape.value(this->output);
     const int rows = out.shape.rows, cols = out.shape.cols;
-    const T* in = tape.value(this->inputs[0]).sample(s);
-    const T* a = tape.value(this->inputs[1]).sample(s);
-    const T* b = tape.value(this->inputs[2]).sample(s);
+    const T* in = this->value_of(tape, kS).sample(s);
+    const T* a = this->value_of(tape, kA).sample(s);
+    const T* b = this->value_of(tape, kB).sample(s);
     T* y = out.sample(s);
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < cols; ++j) {
@@ -28,9 +29,9 @@ struct AddOuterOp : Op<T> {
     const auto dout = tape.grad(this->output);
     const int rows = dout.shape.rows, cols = dout.shape.cols;
     const T* dy = dout.sample(s);
-    T* din = this->sinks[0].begin_sample(s);
-    T* da = this->sinks[1].begin_sample(s);
-    T* db = this->sinks[2].begin_sample(s);
+    T* din = this->sink(kS).begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
+    T* db = this->sink(kB).begin_sample(s);
     for (int i = 0; i < rows; ++i) {
       T row_sum = T(0);
       for (int j = 0; j < cols; ++j) {
@@ -53,7 +54,7 @@ Var add_outer(Tape<T>& tape, Var s, Var a, Var b, double factor = 1.0,
     throw std::logic_error(name + ": a " + tape.shape(a).str() + " and b " + tape.shape(b).str() +
                            " do not fit S " + ss.str());
   auto op = std::make_unique<AddOuterOp<T>>();
-  op->inputs = {s, a, b};
+  op->inputs = {s, a, b};  // kS, kA, kB
   op->factor = static_cast<T>(factor);
   const int batch = std::max(broadcast_batch(tape, s, a, name.c_str()),
                              broadcast_batch(tape, s, b, name.c_str()));

@@ -21,27 +21,28 @@ void sum_backward(T dout_times_factor, T* da, std::size_t size) {
 
 template <class T>
 struct SumOp : Op<T> {
+  enum Operand : int { kA };
   T factor = T(1);  // 1 for sum, 1/size for mean
 
   // One partial sum per sample, added up in sample order by finish_forward().
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return tape.shape(this->inputs[0]).batch;
+    return this->shape_of(tape, kA).batch;
   }
   void forward_sample(Tape<T>& tape, int s) override {
-    const auto a = tape.value(this->inputs[0]);
+    const auto a = this->value_of(tape, kA);
     this->scratch[s] = sum_forward(a.sample(s), a.shape.sample_size());
     if (a.shape.batch == 1) tape.value(this->output).data[0] = factor * this->scratch[0];
   }
   void finish_forward(Tape<T>& tape) override {
     T total = T(0);
-    for (int s = 0; s < tape.shape(this->inputs[0]).batch; ++s) total += this->scratch[s];
+    for (int s = 0; s < this->shape_of(tape, kA).batch; ++s) total += this->scratch[s];
     tape.value(this->output).data[0] = factor * total;
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
     sum_backward(factor * tape.grad(this->output).data[0], da,
-                 tape.shape(this->inputs[0]).sample_size());
+                 this->shape_of(tape, kA).sample_size());
   }
 };
 
@@ -63,18 +64,19 @@ Var mean(Tape<T>& tape, Var a, std::string name = "mean") {
 // One scalar per sample: factor · Σ of the sample's elements, [B, rows, cols] → [B, 1, 1].
 template <class T>
 struct SampleSumOp : Op<T> {
+  enum Operand : int { kA };
   T factor = T(1);
 
   void forward_sample(Tape<T>& tape, int s) override {
-    const auto a = tape.value(this->inputs[0]);
+    const auto a = this->value_of(tape, kA);
     tape.value(this->output).sample(s)[0] =
         factor * sum_forward(a.sample(s), a.shape.sample_size());
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
     sum_backward(factor * tape.grad(this->output).sample(s)[0], da,
-                 tape.shape(this->inputs[0]).sample_size());
+                 this->shape_of(tape, kA).sample_size());
   }
 };
 
@@ -90,27 +92,27 @@ Var sample_sum(Tape<T>& tape, Var a, double factor, std::string name = "sample_s
 // op's per-sample loss terms) averaged in sample order.
 template <class T>
 struct ColumnMeanOp : Op<T> {
+  enum Operand : int { kA };
   int column = 0;
 
   std::size_t extra_scratch_elements(const Tape<T>& tape) const override {
-    return tape.shape(this->inputs[0]).batch;
+    return this->shape_of(tape, kA).batch;
   }
   void forward_sample(Tape<T>& tape, int s) override {
-    const auto a = tape.value(this->inputs[0]);
+    const auto a = this->value_of(tape, kA);
     this->scratch[s] = a.sample(s)[column];
     if (a.shape.batch == 1) tape.value(this->output).data[0] = this->scratch[0];
   }
   void finish_forward(Tape<T>& tape) override {
-    const int batch = tape.shape(this->inputs[0]).batch;
+    const int batch = this->shape_of(tape, kA).batch;
     T total = T(0);
     for (int s = 0; s < batch; ++s) total += this->scratch[s];
     tape.value(this->output).data[0] = total / static_cast<T>(batch);
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
-    da[column] +=
-        tape.grad(this->output).data[0] / static_cast<T>(tape.shape(this->inputs[0]).batch);
+    da[column] += tape.grad(this->output).data[0] / static_cast<T>(this->shape_of(tape, kA).batch);
   }
 };
 

@@ -11,10 +11,11 @@ namespace ufl {
 
 template <class T>
 struct AddRowsOp : Op<T> {
+  enum Operand : int { kX, kBias };
   void forward_sample(Tape<T>& tape, int b) override {
-    const Shape& shape = tape.shape(this->inputs[0]);
-    const T* x = tape.value(this->inputs[0]).sample(b);
-    const T* bias = tape.value(this->inputs[1]).data;
+    const Shape& shape = this->shape_of(tape, kX);
+    const T* x = this->value_of(tape, kX).sample(b);
+    const T* bias = this->value_of(tape, kBias).data;
     T* y = tape.value(this->output).sample(b);
     for (int i = 0; i < shape.rows; ++i)
       for (int c = 0; c < shape.cols; ++c)
@@ -22,10 +23,10 @@ struct AddRowsOp : Op<T> {
   }
   // dx += dy; dbias += the column sums of dy.
   void backward_sample(Tape<T>& tape, int b) override {
-    const Shape& shape = tape.shape(this->inputs[0]);
+    const Shape& shape = this->shape_of(tape, kX);
     const T* dy = tape.grad(this->output).sample(b);
-    T* dx = this->sinks[0].begin_sample(b);
-    T* dbias = this->sinks[1].begin_sample(b);
+    T* dx = this->sink(kX).begin_sample(b);
+    T* dbias = this->sink(kBias).begin_sample(b);
     for (int i = 0; i < shape.rows; ++i)
       for (int c = 0; c < shape.cols; ++c) {
         const T g = dy[std::size_t(i) * shape.cols + c];
@@ -42,21 +43,22 @@ Var add_rows(Tape<T>& tape, Var x, Var bias, std::string name = "add_rows") {
     throw std::logic_error(name + ": the bias must be [1, 1, " + std::to_string(sx.cols) +
                            "], got " + tape.shape(bias).str());
   auto op = std::make_unique<AddRowsOp<T>>();
-  op->inputs = {x, bias};
+  op->inputs = {x, bias};  // kX, kBias
   return tape.record(std::move(op), sx, std::move(name));
 }
 
 template <class T>
 struct RowBlockOp : Op<T> {
+  enum Operand : int { kA };
   int first = 0;
   void forward_sample(Tape<T>& tape, int b) override {
     MatrixMap<T> out = tape.value(this->output).matrix(b);
-    out = tape.value(this->inputs[0]).view(b).middleRows(first, out.rows());
+    out = this->value_of(tape, kA).view(b).middleRows(first, out.rows());
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* da = this->sinks[0].begin_sample(b);
+    T* da = this->sink(kA).begin_sample(b);
     if (da == nullptr) return;
-    const Shape& in = tape.shape(this->inputs[0]);
+    const Shape& in = this->shape_of(tape, kA);
     const ConstMatrixMap<T> dout = tape.grad(this->output).view(b);
     MatrixMap<T>(da, in.rows, in.cols).middleRows(first, dout.rows()) += dout;
   }

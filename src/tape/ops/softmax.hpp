@@ -44,15 +44,16 @@ void softmax_rows_backward(const T* p, const T* dp, T* ds, int rows, int cols,
 
 template <class T>
 struct SoftmaxRowsOp : Op<T> {
+  enum Operand : int { kS };
   bool causal = false;
 
   void forward_sample(Tape<T>& tape, int b) override {
     const auto p = tape.value(this->output);
-    softmax_rows_forward(tape.value(this->inputs[0]).sample(b), p.sample(b), p.shape.rows,
+    softmax_rows_forward(this->value_of(tape, kS).sample(b), p.sample(b), p.shape.rows,
                          p.shape.cols, causal);
   }
   void backward_sample(Tape<T>& tape, int b) override {
-    T* ds = this->sinks[0].begin_sample(b);
+    T* ds = this->sink(kS).begin_sample(b);
     if (ds == nullptr) return;
     const auto p = tape.value(this->output);
     softmax_rows_backward(p.sample(b), tape.grad(this->output).sample(b), ds, p.shape.rows,

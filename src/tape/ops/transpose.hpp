@@ -16,13 +16,14 @@ void transpose_backward(ConstMatrixMap<T> dout, MatrixMap<T> da) {
 
 template <class T>
 struct TransposeOp : Op<T> {
+  enum Operand : int { kA };
   void forward_sample(Tape<T>& tape, int s) override {
-    transpose_forward<T>(tape.value(this->inputs[0]).view(s), tape.value(this->output).matrix(s));
+    transpose_forward<T>(this->value_of(tape, kA).view(s), tape.value(this->output).matrix(s));
   }
   void backward_sample(Tape<T>& tape, int s) override {
-    T* da = this->sinks[0].begin_sample(s);
+    T* da = this->sink(kA).begin_sample(s);
     if (da == nullptr) return;
-    const Shape& in = tape.shape(this->inputs[0]);
+    const Shape& in = this->shape_of(tape, kA);
     transpose_backward<T>(tape.grad(this->output).view(s), MatrixMap<T>(da, in.rows, in.cols));
   }
 };
