@@ -17,7 +17,7 @@
 #include "io/run_folder.hpp"
 #include "io/run_lock.hpp"
 #include "results/run_writer.hpp"
-#include "task/run.hpp"
+#include "run/task_run.hpp"
 #include "train/run_status.hpp"
 
 namespace ufl::cli {
@@ -107,7 +107,7 @@ int run_analyze(const AnalyzeArguments& arguments) {
                  : written;
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
     const std::string data_dir = data_folder(arguments, manifest, run);
-    const std::unique_ptr<task::TaskRun> task_run = task::start_run(config, data_dir);
+    const std::unique_ptr<run::TaskRun> task_run = run::start_run(config, data_dir);
     try {
       results::read_parameters(run, task_run->model().params);
     } catch (const io::IoError& error) {

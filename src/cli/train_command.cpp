@@ -30,8 +30,8 @@
 #include "io/stale_staging.hpp"
 #include "results/figures.hpp"
 #include "results/run_writer.hpp"
+#include "run/task_run.hpp"
 #include "task/registry.hpp"
-#include "task/run.hpp"
 #include "train/checkpoint.hpp"
 #include "train/free_cores.hpp"
 #include "train/resource_estimate.hpp"
@@ -163,7 +163,7 @@ std::optional<ResumeSource> best_crashed_run(const std::vector<io::StaleStaging>
 // "data" records each file's size and hash; docs/transformer.md §4), the same number of training
 // windows and parameters. Refused before the staging folder holds a checkpoint, so that nothing
 // of the refusal stays on disk.
-void check_resume_data(const ResumeSource& source, const json& data_now, task::TaskRun& run,
+void check_resume_data(const ResumeSource& source, const json& data_now, run::TaskRun& run,
                        const fs::path& out) {
   const std::string start_over = "; restore it, or train the new data from the start: ufl train " +
                                  (source.folder / "config.json").string() + " --out ANOTHER_FOLDER";
@@ -469,7 +469,7 @@ class TrainCommand {
   train::TrainResult train() {
     const config::Config& config = record_.config;
     // The data follow dataset.seed; the initialisation and the minibatches follow seed.
-    run_ = task::start_run(config, record_.data_dir);
+    run_ = run::start_run(config, record_.data_dir);
     // Recorded absolute, so that `ufl analyze` and --resume find it from any folder.
     if (!record_.data_dir.empty())
       record_.data_dir = fs::absolute(record_.data_dir).lexically_normal().string();
@@ -592,7 +592,7 @@ class TrainCommand {
   std::optional<ResumeSource> source_;
   RunRecord record_;
   std::unique_ptr<io::RunFolder> folder_;
-  std::unique_ptr<task::TaskRun> run_;
+  std::unique_ptr<run::TaskRun> run_;
   std::atomic<int> checkpoint_step_{-1};
 };
 

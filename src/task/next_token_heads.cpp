@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "analysis/block_heads.hpp"
 #include "analysis/head_structure.hpp"
 #include "analysis/spectrum.hpp"
 #include "interrupt/stop_request.hpp"
@@ -210,6 +211,26 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
   }
   result["blocks"] = blocks;
   return result;
+}
+
+nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
+                             const analysis::AnalysisConfig& thresholds,
+                             const std::filesystem::path& folder) {
+  windows = std::min(windows, split.count());
+  analysis::BlockHeadWindows head_windows;
+  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  evaluator.score(split, windows,
+                  [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+                    std::vector<std::vector<const float*>> head_m;
+                    for (const model::BlockGraph& block : graph.model.blocks) {
+                      head_m.emplace_back();
+                      for (const model::MixerGraph& head : block.heads)
+                        head_m.back().push_back(tape.value(head.M).sample(slot));
+                    }
+                    analysis::add_head_window(head_windows, head_m, model.n);
+                  });
+  interrupt::throw_if_stop_requested("analysis");
+  return analysis::block_heads(model, head_windows, thresholds, folder);
 }
 
 }  // namespace ufl::task

@@ -4,22 +4,16 @@
 
 namespace ufl::task {
 
-// Each task's run (task/run.hpp), defined in its file task/<name>_run.cpp.
-std::unique_ptr<TaskRun> start_denoise(const config::Config&, const TaskRecord&,
-                                       const std::string&);
-std::unique_ptr<TaskRun> start_next_token(const config::Config&, const TaskRecord&,
-                                          const std::string&);
-
 const std::vector<TaskRecord>& tasks() {
   static const std::vector<TaskRecord> table = {
-      {"denoise",
+      {TaskKind::denoise, "denoise",
        "recover the clean C from the noisy X of a synthetic kind; mean squared error "
        "(docs/experiment.md)",
-       "mse", "test_mse", false, false, start_denoise},
-      {"next_token",
+       "mse", "test_mse", false, false},
+      {TaskKind::next_token, "next_token",
        "predict each next token of text or mqar sequences through a tied output head; "
        "cross-entropy in nats (docs/transformer.md)",
-       "train_loss", "val_loss", true, true, start_next_token},
+       "train_loss", "val_loss", true, true},
   };
   return table;
 }

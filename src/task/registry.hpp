@@ -3,26 +3,19 @@
 // loss on the tape, the held-out metric and the columns of loss.csv. Each task is one record here;
 // the code behind a record is in its own files (task/denoise_*.cpp, task/next_token_*.cpp), and no
 // other file knows which loss is in use or compares task names. A run resolves its record once,
-// when it starts (task/run.hpp), and hands it down.
-#include <memory>
+// when it starts (run/task_run.hpp), and hands it down.
 #include <string>
 #include <vector>
 
-namespace ufl::config {
-struct Config;
-}
-
 namespace ufl::task {
 
-class TaskRun;
-struct TaskRecord;
-// Reads or draws the data of `config` (from `data_dir` when given), builds and initialises the
-// model: a run of the task `record` (task/run.hpp).
-using StartRun = std::unique_ptr<TaskRun> (*)(const config::Config& config,
-                                              const TaskRecord& record,
-                                              const std::string& data_dir);
+// One value per record below. The run of each (run/start_run.cpp) is chosen by a switch over it,
+// so a task added here without a run is a compiler warning there, not a string compared at run
+// time; the run code sits above config/ and task/ and this table knows nothing of it.
+enum class TaskKind { denoise, next_token };
 
 struct TaskRecord {
+  TaskKind kind;
   std::string name;     // the value of task.kind
   std::string summary;  // one line for --describe and the docs
   // loss.csv: step,lr,loss,<loss_column>,orthogonality,<metric_column>[,train_bits,val_bits].
@@ -32,7 +25,6 @@ struct TaskRecord {
   bool bits = false;
   // Reads token data (dataset kinds with a token record) rather than float samples.
   bool tokens = false;
-  StartRun start = nullptr;
 };
 
 const std::vector<TaskRecord>& tasks();

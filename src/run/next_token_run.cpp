@@ -1,8 +1,6 @@
 // The next_token task inside `ufl train` and `ufl analyze` (docs/transformer.md): token data
 // (text or mqar), a model with token and position embeddings and a tied head, and at the end the
 // validation loss in nats and bits, the accuracy, and what each head became.
-#include "task/next_token_run.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,30 +13,31 @@
 #include "interrupt/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
+#include "run/task_run.hpp"
 #include "task/next_token_heads.hpp"
 #include "task/next_token_session.hpp"
 
-namespace ufl::task {
+namespace ufl::run {
 namespace {
 
 class NextTokenRun : public TaskRun {
  public:
-  NextTokenRun(const config::Config& config, const TaskRecord& record)
+  NextTokenRun(const config::Config& config, const task::TaskRecord& record)
       : config_(config),
         record_(record),
         data_(data::generate_tokens(config.dataset, config.dataset_seed)),
         model_(config.dataset.n, 0, config.model, config.layer,
-               make_token_head<float>(int(data_.vocab.size()))) {
+               task::make_token_head<float>(int(data_.vocab.size()))) {
     model::initialize(model_, config.seed);
     if (analysis::GateTrajectory::applies(model_))
       gates_ = std::make_unique<analysis::GateTrajectory>(model_);
   }
 
-  const TaskRecord& record() const override { return record_; }
+  const task::TaskRecord& record() const override { return record_; }
   model::Model<float>& model() override { return model_; }
   train::Session& session() override {
     if (!session_)
-      session_ = std::make_unique<NextTokenSession>(data_, model_, config_.train.batch_size);
+      session_ = std::make_unique<task::NextTokenSession>(data_, model_, config_.train.batch_size);
     return *session_;
   }
   void release_session() override { session_.reset(); }
@@ -60,8 +59,8 @@ class NextTokenRun : public TaskRun {
     if (gates_) results::write_trajectory(folder, gates_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
-    TokenEvaluator evaluator(model_, data_.validation.count());
-    const TokenScores scores = evaluator.score(data_.validation);
+    task::TokenEvaluator evaluator(model_, data_.validation.count());
+    const task::TokenScores scores = evaluator.score(data_.validation);
     interrupt::throw_if_stop_requested("analysis");
     nlohmann::json metrics;
     metrics["task"] = config_.task.kind;
@@ -77,13 +76,14 @@ class NextTokenRun : public TaskRun {
     metrics["validation_bits"] = scores.loss / std::numbers::ln2;
     metrics["validation_accuracy"] = scores.accuracy;
     metrics["validation_windows"] = data_.validation.count();
-    metrics["layers"] =
-        analyze_heads(model_, data_.validation, analysis::kHeadWindows, config_.analysis, folder);
+    metrics["layers"] = task::analyze_heads(model_, data_.validation, analysis::kHeadWindows,
+                                            config_.analysis, folder);
     // The seeds' measures (docs/transformer.md §11), beside the same model at its start.
     model::Model<float> initial = model_;
     model::initialize(initial, config_.seed);
-    results::write_json(folder / "heads.json",
-                        head_structure(model_, initial, data_.validation, kStructureWindows));
+    results::write_json(
+        folder / "heads.json",
+        task::head_structure(model_, initial, data_.validation, task::kStructureWindows));
     metrics["head_structure"] = "heads.json";
     return metrics;
   }
@@ -112,38 +112,18 @@ class NextTokenRun : public TaskRun {
 
  private:
   config::Config config_;
-  const TaskRecord& record_;
+  const task::TaskRecord& record_;
   data::TokenDataset data_;
   model::Model<float> model_;
-  std::unique_ptr<NextTokenSession> session_;
+  std::unique_ptr<task::NextTokenSession> session_;
   std::unique_ptr<analysis::GateTrajectory> gates_;  // heads with a learned gate only
 };
 
 }  // namespace
 
-nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
-                             const analysis::AnalysisConfig& thresholds,
-                             const std::filesystem::path& folder) {
-  windows = std::min(windows, split.count());
-  analysis::BlockHeadWindows head_windows;
-  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
-  evaluator.score(split, windows,
-                  [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
-                    std::vector<std::vector<const float*>> head_m;
-                    for (const model::BlockGraph& block : graph.model.blocks) {
-                      head_m.emplace_back();
-                      for (const model::MixerGraph& head : block.heads)
-                        head_m.back().push_back(tape.value(head.M).sample(slot));
-                    }
-                    analysis::add_head_window(head_windows, head_m, model.n);
-                  });
-  interrupt::throw_if_stop_requested("analysis");
-  return analysis::block_heads(model, head_windows, thresholds, folder);
-}
-
-std::unique_ptr<TaskRun> start_next_token(const config::Config& config, const TaskRecord& record,
-                                          const std::string&) {
+std::unique_ptr<TaskRun> start_next_token(const config::Config& config,
+                                          const task::TaskRecord& record, const std::string&) {
   return std::make_unique<NextTokenRun>(config, record);
 }
 
-}  // namespace ufl::task
+}  // namespace ufl::run

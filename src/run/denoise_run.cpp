@@ -12,15 +12,16 @@
 #include "data/dataset_files.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
+#include "run/task_run.hpp"
 #include "task/denoise_session.hpp"
-#include "task/run.hpp"
 
-namespace ufl::task {
+namespace ufl::run {
 namespace {
 
 class DenoiseRun : public TaskRun {
  public:
-  DenoiseRun(const config::Config& config, const TaskRecord& record, const std::string& data_dir)
+  DenoiseRun(const config::Config& config, const task::TaskRecord& record,
+             const std::string& data_dir)
       : config_(config),
         record_(record),
         dataset_(data_dir.empty()
@@ -34,12 +35,12 @@ class DenoiseRun : public TaskRun {
       trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
   }
 
-  const TaskRecord& record() const override { return record_; }
+  const task::TaskRecord& record() const override { return record_; }
   model::Model<float>& model() override { return model_; }
   train::Session& session() override {
     if (!session_)
-      session_ = std::make_unique<DenoiseSession>(dataset_, model_, config_.train.batch_size,
-                                                  config_.train.ortho_weight);
+      session_ = std::make_unique<task::DenoiseSession>(dataset_, model_, config_.train.batch_size,
+                                                        config_.train.ortho_weight);
     return *session_;
   }
   void release_session() override { session_.reset(); }
@@ -87,18 +88,18 @@ class DenoiseRun : public TaskRun {
 
  private:
   config::Config config_;
-  const TaskRecord& record_;
+  const task::TaskRecord& record_;
   data::Dataset dataset_;
   model::Model<float> model_;
   std::unique_ptr<analysis::ScoreTrajectory> trajectory_;
-  std::unique_ptr<DenoiseSession> session_;
+  std::unique_ptr<task::DenoiseSession> session_;
 };
 
 }  // namespace
 
-std::unique_ptr<TaskRun> start_denoise(const config::Config& config, const TaskRecord& record,
+std::unique_ptr<TaskRun> start_denoise(const config::Config& config, const task::TaskRecord& record,
                                        const std::string& data_dir) {
   return std::make_unique<DenoiseRun>(config, record, data_dir);
 }
 
-}  // namespace ufl::task
+}  // namespace ufl::run

@@ -16,13 +16,13 @@
 #include "train/session.hpp"
 #include "train/trainer.hpp"
 
-namespace ufl::task {
+namespace ufl::run {
 
 class TaskRun {
  public:
   virtual ~TaskRun() = default;
   // The task's record (its loss.csv columns, its metric), resolved once when the run started.
-  virtual const TaskRecord& record() const = 0;
+  virtual const task::TaskRecord& record() const = 0;
   virtual model::Model<float>& model() = 0;
   // The training session (built on first use: analysis alone needs none).
   virtual train::Session& session() = 0;
@@ -50,7 +50,8 @@ class TaskRun {
 };
 
 // Resolves the task config.task.kind names (task/registry.hpp) and starts its run: reads or draws
-// the data of `config` (from `data_dir` when given) and builds and initialises the model.
+// the data of `config` (from `data_dir` when given) and builds and initialises the model. Each
+// task's run is in its own file here, run/<task>_run.cpp.
 std::unique_ptr<TaskRun> start_run(const config::Config& config, const std::string& data_dir);
 
-}  // namespace ufl::task
+}  // namespace ufl::run
