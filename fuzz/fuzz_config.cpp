@@ -36,9 +36,9 @@ bool finite(double x) { return std::isfinite(x); }
 
 void check_rules(const Config& config) {
   const auto& name = config.name;
-  UFL_FUZZ_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." &&
-                     name != "..",
-                 "name is a folder name");
+  UFL_FUZZ_CHECK(
+      !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..",
+      "name is a folder name");
   const auto& data = config.dataset;
   UFL_FUZZ_CHECK(data.kind == "local" || data.kind == "global" || data.kind == "periodic" ||
                      data.kind == "lowrank",
@@ -86,8 +86,7 @@ void check_rules(const Config& config) {
 }
 
 // Splits the input as described at the top of this file.
-void split_input(std::string_view input, std::vector<std::string>& overrides,
-                 std::string& text) {
+void split_input(std::string_view input, std::vector<std::string>& overrides, std::string& text) {
   const std::size_t blank = input.find("\n\n");
   const bool starts_blank = input.starts_with('\n');
   if (!starts_blank && blank == std::string_view::npos) {

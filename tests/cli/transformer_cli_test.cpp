@@ -146,7 +146,8 @@ TEST_CASE("a task reads its own kind of data, and next_token needs transformer b
   };
   const std::vector<Case> cases = {
       {R"({"task": {"kind": "next_token"}, "dataset": {"kind": "local"}})",
-       "task.kind must be denoise for dataset.kind = \"local\" (next_token reads text, mqar, copy)"},
+       "task.kind must be denoise for dataset.kind = \"local\" (next_token reads text, mqar, "
+       "copy)"},
       {R"({"dataset": {"kind": "mqar"}})",
        "must be next_token for dataset.kind = \"mqar\" (denoise reads local, global, periodic, "
        "lowrank, induction, hadamard, haar, dct, butterfly)"},

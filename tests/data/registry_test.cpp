@@ -30,7 +30,8 @@ TEST_CASE("every kind is a complete record with a unique name") {
     CHECK(find_dataset_kind(kind.name) == &kind);
   }
   CHECK(dataset_kind_names() ==
-        "local, global, periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, butterfly");
+        "local, global, periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, "
+        "butterfly");
 }
 
 TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
@@ -43,10 +44,11 @@ TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
   for (const char* planted : {"hadamard", "haar", "dct", "butterfly"})
     CHECK(dataset_kind(planted).claimed_operator.empty());
   CHECK(find_dataset_kind("image") == nullptr);
-  CHECK_THROWS_WITH_AS(dataset_kind("image"),
-                       "dataset.kind: unknown kind \"image\" (expected one of local, global, "
-                       "periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, butterfly)",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      dataset_kind("image"),
+      "dataset.kind: unknown kind \"image\" (expected one of local, global, "
+      "periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, butterfly)",
+      std::invalid_argument);
 }
 
 TEST_CASE("a kind's rules name the key to fix") {

@@ -145,8 +145,8 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
   // The session's evaluation tape: for tokens fused, forward values only, one window per thread
   // and pass (tape/tape.hpp, evaluation_chunk); under denoise the op-by-op graph
   // (model/evaluate.hpp), which records every head's U, V, UΣ, S, the masked and softmaxed S and
-  // M (n² each). Training's tapes are freed before the analysis (run/task_run.hpp), which records the
-  // heads op by op beside an evaluation tape and keeps per head the running mean and sum of its
+  // M (n² each). Training's tapes are freed before the analysis (run/task_run.hpp), which records
+  // the heads op by op beside an evaluation tape and keeps per head the running mean and sum of its
   // M(X) in doubles: the peak is the larger of the two phases.
   const double composite_per_block =
       12 * n * D + 4 * n * hidden + h * (3 * n * r + 6 * n * n + 2 * n * values);
