@@ -1,10 +1,13 @@
 #pragma once
-// One function per subcommand; main.cpp parses the flags with CLI11 and calls them.
+// One function per subcommand; command_line.cpp parses the flags with CLI11 and calls them.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ufl::cli {
+
+// The whole command line, main's one call (command_line.cpp): the exit code.
+int run_command_line(int argc, char** argv);
 
 struct TrainArguments {
   std::string config_path, out, data_dir, resume;

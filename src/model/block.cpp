@@ -22,9 +22,6 @@ std::string names_of(const std::vector<Record>& table) {
 }  // namespace
 
 // The registry of block kinds: one line per kind, each defined in its file of model/blocks/.
-const BlockKind& mixer_block_kind();
-const BlockKind& transformer_block_kind();
-
 const std::vector<const BlockKind*>& block_kinds() {
   static const std::vector<const BlockKind*> table = {
       &mixer_block_kind(),        // ρ·H + M(H)·H·W_v: Section 8's layer, section 7's stack

@@ -58,9 +58,8 @@ class BlockKind {
 
   // --- Building (model/model.cpp) ---
   // Adds the kind's parameter slices to the model's buffer, in the order its initialisation draws
-  // them, and its `model.config.depth` blocks to model.blocks.
+  // them, and its `model.config.depth` blocks to model.blocks. Float only: see build_blocks.
   virtual void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const = 0;
-  virtual void build(Model<double>& model, const Mixer<double>& mixer, bool causal) const = 0;
 
   // --- What a run needs (model/resource_estimate.hpp): its memory and time per step ---
   virtual ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
@@ -78,6 +77,21 @@ class BlockKind {
   // the score trajectory).
   virtual bool measured_by_head() const { return false; }
 };
+
+// Builds `kind`'s blocks (BlockKind::build). `ufl` trains in float only; double models exist for
+// the test suite's finite-difference gradients, so their build, with every double block, module
+// and mixer it instantiates, is compiled with the tests (tests/support/double_models.cpp) and
+// not into `ufl` (a fifth of its compile time).
+inline void build_blocks(const BlockKind& kind, Model<float>& model, const Mixer<float>& mixer,
+                         bool causal) {
+  kind.build(model, mixer, causal);
+}
+void build_blocks(const BlockKind& kind, Model<double>& model, const Mixer<double>& mixer,
+                  bool causal);
+
+// The kinds (model/blocks/), for build_blocks.
+const BlockKind& mixer_block_kind();
+const BlockKind& transformer_block_kind();
 
 const std::vector<const BlockKind*>& block_kinds();
 const BlockKind* find_block_kind(const std::string& name);

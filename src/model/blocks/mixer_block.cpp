@@ -1,6 +1,8 @@
 // The mixer block (model.block = "mixer"; docs/section7.md §1), whose blocks are model/layer.hpp's
 // layers: its kind, how it builds them (depth 1 on the data's own channels is the single layer of
 // docs/experiment.md §2), and the memory and time a run of them needs.
+#include "model/blocks/mixer_block.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -168,10 +170,7 @@ class MixerBlockKind : public BlockKind {
   }
 
   void build(Model<float>& model, const Mixer<float>& mixer, bool) const override {
-    build_layers(model, mixer);
-  }
-  void build(Model<double>& model, const Mixer<double>& mixer, bool) const override {
-    build_layers(model, mixer);
+    build_mixer_blocks(model, mixer);
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
@@ -185,25 +184,6 @@ class MixerBlockKind : public BlockKind {
     if (model.depth == 1 && model.width == d && !model.residual) return "";
     return ", " + std::to_string(model.depth) + " layer" + (model.depth == 1 ? "" : "s") +
            " of width " + std::to_string(model.width) + (model.residual ? " (residual)" : "");
-  }
-
- private:
-  template <class T>
-  static void build_layers(Model<T>& model, const Mixer<T>& chosen) {
-    const int depth = model.config.depth;
-    for (int l = 0; l < depth; ++l) {
-      auto layer = std::make_shared<Layer<T>>();
-      layer->mixer = &chosen;
-      layer->shape = LayerShape{model.n, model.width, model.layer_config.rank};
-      // A stack of one keeps the single layer's file names (params/A.npy); deeper ones prefix
-      // the layer (params/layer2/A.npy).
-      const std::string prefix = depth == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
-      for (const TensorSpec& spec : chosen.parameters(layer->shape, model.layer_config))
-        layer->mixer_slices.push_back(
-            model.params.add(l, spec.name, prefix + spec.name, spec.rows, spec.cols));
-      layer->w_v_slice = model.params.add(l, "W_v", prefix + "W_v", model.width, model.width);
-      model.blocks.push_back(std::move(layer));
-    }
   }
 };
 

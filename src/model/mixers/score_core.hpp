@@ -240,10 +240,9 @@ class DotScores : public ScoreFunctionOf<DotScores> {
   }
 };
 
-inline const ScoreFunction& dot_scores() {
-  static const DotScores function;
-  return function;
-}
+// Defined in score_core.cpp: its one instance, and with it DotScores's float and double kernels,
+// is compiled there rather than in every file that reads a mixer's default score function.
+const ScoreFunction& dot_scores();
 
 // ---- the core ----------------------------------------------------------------------------------
 
