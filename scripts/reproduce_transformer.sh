@@ -79,12 +79,10 @@ task_flags[text128]="--set train.steps=6000 $text_common"
 # The tune part trains text for a shorter budget (the rule's first check is at step 2000).
 tune_steps_text=2000
 # QUICK_LR: the rates the full mode's tune part chose on 2026-11-27 (results/transformer/
-# tuned_lr.tsv; the grid is in docs/transformer/tune.md). MQAR's are not tuned: its setting
-# changed after that tune part (docs/transformer.md §9), and every mixer takes 1e-3, the rate at
-# which attention passed on seeds 11-13, until the tune part is run at the new setting.
+# tuned_lr.tsv; the grid is in docs/transformer/tune.md), MQAR's at its control setting.
 declare -A quick_lr=(
   [copy-attention]=0.001 [copy-convolution]=0.01 [copy-linear]=0.0003 [copy-lowrank]=0.001 [copy-universal]=0.001
-  [mqar-attention]=0.001 [mqar-convolution]=0.001 [mqar-linear]=0.001 [mqar-lowrank]=0.001 [mqar-universal]=0.001
+  [mqar-attention]=0.001 [mqar-convolution]=0.0003 [mqar-linear]=0.0003 [mqar-lowrank]=0.001 [mqar-universal]=0.0003
   [depth-attention]=0.003 [depth-convolution]=0.001 [depth-linear]=0.001 [depth-lowrank]=0.003 [depth-universal]=0.003
   [text64-attention]=0.003 [text64-convolution]=0.003 [text64-linear]=0.003 [text64-lowrank]=0.003 [text64-universal]=0.003
 )
