@@ -436,10 +436,11 @@ std::vector<Key> build_table() {
                   return model::find_norm_kind(norm) != nullptr;
                 }),
       Entry<int>("model.mlp_ratio", &Config::model, &model::ModelConfig::mlp_ratio,
-                 "transformer blocks: the MLP's hidden width as a multiple of model.width")
+                 "transformer blocks: the MLP's hidden width as a multiple of model.width; 0 "
+                 "for blocks without an MLP branch (attention-only, as Zoology's MQAR models)")
           .used_by_blocks()
-          .rule("an integer, 1 ≤ ratio ≤ 16",
-                [](const int& ratio, const Config&) { return ratio >= 1 && ratio <= 16; }),
+          .rule("an integer, 0 ≤ ratio ≤ 16",
+                [](const int& ratio, const Config&) { return ratio >= 0 && ratio <= 16; }),
       Entry<bool>("model.position_embedding", &Config::model,
                   &model::ModelConfig::position_embedding,
                   "a learned n×D position embedding P added to the stream's input (the token "

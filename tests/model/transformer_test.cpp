@@ -26,13 +26,13 @@ using task::record_loss;
 namespace {
 
 Model<double> transformer(const std::string& mixer, const std::string& norm, int vocab, int n = 5,
-                          int width = 4, int heads = 2, int depth = 2) {
+                          int width = 4, int heads = 2, int depth = 2, int mlp_ratio = 2) {
   ModelConfig stack;
   stack.block = "transformer";
   stack.depth = depth;
   stack.width = width;
   stack.norm = norm;
-  stack.mlp_ratio = 2;
+  stack.mlp_ratio = mlp_ratio;
   LayerConfig layer;
   layer.mixer = mixer;
   layer.heads = heads;
@@ -218,6 +218,23 @@ TEST_CASE("transformer parameters: names per block and head, GPT-2 initialisatio
       CHECK(std == doctest::Approx(0.02 / std::sqrt(6.0)).epsilon(0.35));
     }
   }
+}
+
+TEST_CASE("model.mlp_ratio 0: heads-only blocks, no MLP or second norm, exact gradients") {
+  Model<double> model = transformer("attention", "layernorm", 10, 6, 8, 2, 2, 0);
+  std::vector<std::string> names;
+  for (const ParameterSlice& slice : model.params.slices) names.push_back(slice.name);
+  for (const char* absent : {"block1/W_1", "block1/b_2", "block2/norm2_gain"})
+    CHECK(std::find(names.begin(), names.end(), absent) == names.end());
+  CHECK(std::find(names.begin(), names.end(), "block2/W_o") != names.end());
+  // E, P, per block norm1's gain and bias, 2 heads' W_q, W_k, W_v, and W_o; the final norm's 2.
+  CHECK(names.size() == 2 + 2 * (2 + 2 * 3 + 1) + 2);
+  for (const char* mixer : {"attention", "universal"})
+    for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+      CAPTURE(mixer);
+      CHECK(gradient_error(transformer(mixer, "layernorm", 7, 5, 4, 2, 2, 0), 3, 21, kernels) <=
+            1e-6);
+    }
 }
 
 TEST_CASE("universal heads start with softplus(s) = 1 and γ = layer.gate_init") {

@@ -62,8 +62,8 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
     for (const model::TensorSpec& spec : mixer->parameters(shape, layer))
       head_parameters += double(spec.rows) * spec.cols;
   }
-  const double per_block_parameters =
-      h * (head_parameters + D * values) + D * D + 2 * D * hidden + hidden + 5 * D;
+  const double per_block_parameters = h * (head_parameters + D * values) + D * D + 2 * D * hidden +
+                                      hidden + 3 * D + (hidden > 0 ? 2 * D : 0);
   // Without the token embedding E (vocab × D), which the vocabulary part below counts.
   const double parameters = depth * per_block_parameters + n * D + 2 * D;
 
@@ -73,8 +73,8 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
   // GELU(a); and each branch's output with its gradient.
   const double projections = (scores ? 2 * h * r : 0) + D;
   const double heads_fields = 2 * n * D + 2 * n + n * projections + h * kept_per_head * n * n;
-  const double mlp_fields = n * D + 2 * n + 2 * n * hidden;
-  const double per_block = heads_fields + mlp_fields + 4 * n * D;
+  const double mlp_fields = hidden > 0 ? n * D + 2 * n + 2 * n * hidden : 0;
+  const double per_block = heads_fields + mlp_fields + (hidden > 0 ? 4 : 2) * n * D;
   // Outside the blocks: the embedding's output and the final norm's, with their gradients, the
   // head's probabilities, the inputs.
   const double per_sample = depth * per_block + 4 * n * D + 4 * n;

@@ -57,7 +57,8 @@ Var TransformerBlock<T>::record(Tape<T>& tape, Model<T>& model, Var h, bool with
   return h;
 }
 
-// P, then per block its branches [norm1, heads] and [norm2, mlp], slices named blockL/….
+// P, then per block its branches [norm1, heads] and [norm2, mlp] (no MLP branch at
+// mlp_ratio 0), slices named blockL/….
 template <class T>
 void build_transformer_blocks(Model<T>& model, const Mixer<T>& chosen, bool causal) {
   const int width = model.width;
@@ -77,13 +78,16 @@ void build_transformer_blocks(Model<T>& model, const Mixer<T>& chosen, bool caus
   head.init_std = config.init_std;
   for (int l = 0; l < config.depth; ++l) {
     auto block = std::make_shared<TransformerBlock<T>>();
-    block->branches.resize(2);
+    // mlp_ratio 0: heads only, as Zoology's MQAR blocks (docs/transformer.md §1).
+    block->branches.resize(config.mlp_ratio > 0 ? 2 : 1);
     block->branches[0].push_back(std::make_shared<NormModule<T>>("norm1", norm, width));
     block->branches[0].push_back(
         std::make_shared<HeadsModule<T>>(chosen, head, layer, layer.heads, config.depth));
-    block->branches[1].push_back(std::make_shared<NormModule<T>>("norm2", norm, width));
-    block->branches[1].push_back(std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
-                                                                config.init_std, config.depth));
+    if (config.mlp_ratio > 0) {
+      block->branches[1].push_back(std::make_shared<NormModule<T>>("norm2", norm, width));
+      block->branches[1].push_back(std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
+                                                                  config.init_std, config.depth));
+    }
     const std::string prefix = "block" + std::to_string(l + 1) + "/";
     for (const ModuleList<T>& branch : block->branches) {
       block->slices.emplace_back();
