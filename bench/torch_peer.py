@@ -127,6 +127,8 @@ def parse_transformer_args(argv):
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--depth", type=int, default=4)
     p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--mlp-ratio", type=int, default=4,
+                   help="the MLP's width as a multiple of --width; 0: no MLP (model.mlp_ratio)")
     p.add_argument("--batch", type=int, default=12)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--lr-final", type=float, default=1e-4)
@@ -568,13 +570,17 @@ class Mixing(torch.nn.Module):
 
 
 class TransformerBlock(torch.nn.Module):
-    """x + Mixing(LN(x)), then + W_2 GELU(W_1 LN(.) + b_1) + b_2 (docs/transformer.md §1)."""
+    """x + Mixing(LN(x)), then + W_2 GELU(W_1 LN(.) + b_1) + b_2 (docs/transformer.md §1);
+    without the second branch at --mlp-ratio 0."""
 
     def __init__(self, a, std, causal=True):
         super().__init__()
-        hidden = 4 * a.width
+        hidden = a.mlp_ratio * a.width
         self.norm1 = torch.nn.LayerNorm(a.width)
         self.mixing = Mixing(a.mixer, a.n, a.width, a.heads, a.depth, std, a.gate_init, causal)
+        self.has_mlp = hidden > 0
+        if not self.has_mlp:
+            return
         self.norm2 = torch.nn.LayerNorm(a.width)
         self.W_1 = torch.nn.Parameter(torch.randn(a.width, hidden) * std)
         self.b_1 = torch.nn.Parameter(torch.zeros(hidden))
@@ -583,6 +589,8 @@ class TransformerBlock(torch.nn.Module):
 
     def forward(self, x):
         h = x + self.mixing(self.norm1(x))
+        if not self.has_mlp:
+            return h
         return h + F.gelu(self.norm2(h) @ self.W_1 + self.b_1, approximate="tanh") @ self.W_2 \
             + self.b_2
 

@@ -128,6 +128,19 @@ def shortcuts(run):
     return 1 / pairs, sum(1 / k for k in range(1, pairs + 1)) / pairs
 
 
+def mqar_setting(run):
+    """The mqar run's setting in a few words, for the figure's title."""
+    config = run["config"]
+    dataset, model, train = (config.get(k, {}) for k in ("dataset", "model", "train"))
+    depth = model.get("depth")
+    blocks = f"{depth} blocks without MLP" if model.get("mlp_ratio", 4) == 0 else \
+        f"{depth} blocks with MLP"
+    return (f"vocabulary {dataset.get('vocab')}, {dataset.get('pairs')} pairs, "
+            f"{dataset.get('filler', 'random')} filler, {dataset.get('train_size')} sequences, "
+            f"D = {model.get('width')}, {blocks}, "
+            f"{train.get('steps')} steps")
+
+
 def score(run):
     """The task's headline number of a run (None for a diverged run)."""
     metrics = run["metrics"] or {}
@@ -442,7 +455,8 @@ def task_figures(runs, out):
         holds, count = control_verdict(runs, "mqar")
         strip_figure(runs, "mqar", out, "fig_mqar", "accuracy at the queries (fraction of values "
                      "predicted right)",
-                     "Multi-query associative recall: accuracy per mixer" +
+                     "Multi-query associative recall: accuracy per mixer\n" +
+                     mqar_setting(example["mqar"]) +
                      ("" if holds is not False else f"\nVOID: attention (control) {count}"),
                      [(RECALL_ACCURACY, "solved (0.99)", ":"),
                       (unqueried, "H_P/P: guess among values not yet queried", "--"),
