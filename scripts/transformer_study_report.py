@@ -30,6 +30,9 @@ Rules, fixed before the runs (docs/transformer.md §9):
   (copy and text: lowest loss; mqar: highest accuracy, then lowest loss; depth: lowest test MSE);
   diverged grid runs are out;
 - rates carry 95 % Wilson intervals; means ± the sample standard deviation over seeds.
+Added after a run, and marked so: mqar's second attention arm, attention_search, at the rate of
+the control's search (1e-3) rather than the grid's; the tables print its verdict as post hoc and
+never let it turn the rule's VOID into "stands".
 """
 import csv
 import math
@@ -49,8 +52,14 @@ import ufl_runs  # noqa: E402
 from ufl_runs import rate  # noqa: E402
 
 TASKS = ["copy", "mqar", "depth", "text64", "text128"]
-MIXERS = ["universal", "attention", "attention48", "linear", "convolution", "lowrank"]
-MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)"}
+MIXERS = ["universal", "attention", "attention_search", "attention48", "linear", "convolution",
+          "lowrank"]
+MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)",
+               "attention_search": "attention at 1e-3, the control search's rate (post hoc)"}
+# mqar's second attention arm, at the rate of the control's search rather than the grid's: added
+# after the grid's tie-break chose a rate at which attention failed a reported seed, so a
+# comparison that stands only on it is marked post hoc (docs/transformer.md §9).
+POST_HOC_CONTROL = "attention_search"
 TASK_TITLE = {
     "copy": "In-context copying (copy kind)",
     "mqar": "Multi-query associative recall",
@@ -193,10 +202,11 @@ def tuned(runs):
 
 # ----------------------------------------------------------------------------------- tables
 
-def control_verdict(runs, task):
-    """('holds' | 'VOID' | 'no control runs', the attention arm's count) for a task's comparison."""
+def control_verdict(runs, task, mixer="attention"):
+    """(whether the control holds, or None without control runs; the count of its successes) for
+    a task's comparison, the control being the arm `mixer`."""
     arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
-           r["mixer"] == "attention"]
+           r["mixer"] == mixer]
     if not arm or task.startswith("text"):
         return None, ""
     passed = sum(bool(success(r)) for r in arm)
@@ -210,15 +220,20 @@ def controls_table(runs, lines):
               "|---|---|---|---|---|"]
     bars = {"copy": "copied-letter loss < 10 % of ln(vocab)", "mqar": "accuracy ≥ 0.99",
             "depth": "η_fix ≥ 1.5 on ≥ 9 of 10 seeds"}
-    for task in ("copy", "mqar", "depth"):
+    for task, mixer in (("copy", "attention"), ("mqar", "attention"), ("mqar", POST_HOC_CONTROL),
+                        ("depth", "attention")):
         arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
-               r["mixer"] == "attention"]
+               r["mixer"] == mixer]
         if not arm:
             continue
-        holds, count = control_verdict(runs, task)
+        holds, count = control_verdict(runs, task, mixer)
         passed = sum(bool(success(r)) for r in arm)
-        lines.append(f"| {task} | {bars[task]} | {count} | {rate(passed, len(arm)).split(' ', 1)[1]}"
-                     f" | {'stands' if holds else '**VOID**: the control fails'} |")
+        verdict = "stands" if holds else "**VOID**: the control fails"
+        if mixer == POST_HOC_CONTROL:
+            verdict = ("stands, **post hoc**" if holds else "**VOID** post hoc too")
+        name = task if mixer == "attention" else f"{task}, {label(mixer)}"
+        lines.append(f"| {name} | {bars[task]} | {count} | "
+                     f"{rate(passed, len(arm)).split(' ', 1)[1]} | {verdict} |")
     lines += ["", "Text has no pass mark; its control is that attention trains to the stopping "
               "rule like the rest (below).", ""]
 
@@ -264,7 +279,13 @@ def compare_table(runs, task, lines):
     head = f"## {TASK_TITLE[task]} (seeds {seeds[0]}–{seeds[-1]})" if len(seeds) > 1 else \
         f"## {TASK_TITLE[task]} (seed {seeds[0]})"
     lines += [head, ""]
-    if holds is False:
+    post_hoc, post_hoc_count = control_verdict(runs, task, POST_HOC_CONTROL)
+    if holds is False and post_hoc:
+        lines += [f"**VOID** by the rule stated in advance: attention at the grid's rate succeeds "
+                  f"on {count} seeds. At the control search's rate (1e-3) it succeeds on "
+                  f"{post_hoc_count}; that arm was added after seeing the first fail, so a "
+                  "comparison read against it is **post hoc**.", ""]
+    elif holds is False:
         lines += [f"**VOID**: attention, the control, succeeds on {count} seeds; the rows below "
                   "say nothing about the universal layer.", ""]
     example = chosen[0]
@@ -439,7 +460,8 @@ def strip_figure(runs, task, out, name, ylabel, title, lines_at):
                     label="mean" if x == 0 else None)
     for value, text, style in lines_at:
         axis.axhline(value, color="grey", linestyle=style, linewidth=1, label=f"{text}: {value:.3g}")
-    axis.set_xticks(range(len(arms)), [label(m) for m, _ in arms], fontsize=8)
+    short = {POST_HOC_CONTROL: "attention at 1e-3\n(post hoc)"}
+    axis.set_xticks(range(len(arms)), [short.get(m, label(m)) for m, _ in arms], fontsize=8)
     axis.set_xlabel("mixer")
     axis.set_ylabel(ylabel)
     axis.set_title(title, fontsize=10)
@@ -453,11 +475,14 @@ def task_figures(runs, out):
     if example["mqar"]:
         even, unqueried = shortcuts(example["mqar"])
         holds, count = control_verdict(runs, "mqar")
+        post_hoc, post_hoc_count = control_verdict(runs, "mqar", POST_HOC_CONTROL)
+        verdict = "" if holds is not False else f"\nVOID: attention (control) {count}"
+        if holds is False and post_hoc is not None:
+            verdict += f"; at 1e-3 (post hoc) {post_hoc_count}"
         strip_figure(runs, "mqar", out, "fig_mqar", "accuracy at the queries (fraction of values "
                      "predicted right)",
                      "Multi-query associative recall: accuracy per mixer\n" +
-                     mqar_setting(example["mqar"]) +
-                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     mqar_setting(example["mqar"]) + verdict,
                      [(RECALL_ACCURACY, "solved (0.99)", ":"),
                       (unqueried, "H_P/P: guess among values not yet queried", "--"),
                       (even, "1/P: guess among values in context", "-.")])
