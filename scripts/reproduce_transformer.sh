@@ -18,10 +18,13 @@
 # with the universal mixer's parameter count). Attention is the control: a task whose attention
 # arm fails is reported as void, not as a "no" for the universal layer.
 #
-# Parts (PARTS, default "tune compare"):
+# Parts (PARTS, default "tune compare replicate"):
 #   tune:    every mixer on every task at each learning rate of LR_GRID, on seed 100, which is
 #            never reported; each mixer then trains at its best rate (the report prints the grid).
 #   compare: every mixer on every task at its tuned rate, seeds 1-3 (depth: 1-10).
+#   replicate: MQAR again on seeds 4-6, every mixer at the rate a revised rule picks from the same
+#            grid (solved rates tie; then the one that learns earliest), declared before these
+#            seeds ran (docs/transformer.md §9, scripts/transformer_study_report.py).
 # MODE=quick: seed 1 only, the tasks copy, mqar, depth and text64, no tune part: each mixer
 # trains at the rate the full mode's tune part chose (QUICK_LR below, docs/transformer.md §9).
 #
@@ -38,7 +41,7 @@
 #
 # Env:
 #   MODE=full|quick  (default full)
-#   PARTS            "tune compare" (default), or one of them
+#   PARTS            "tune compare replicate" (default), or some of them
 #   TASKS            the tasks to run (default: all of the mode's)
 #   JOBS=N           parallel runs (default: nproc); each run uses one thread
 #   SLURM=1          submit the runs that are not done as a Slurm job array
@@ -93,7 +96,7 @@ if [ "$mode" = quick ]; then
   parts=compare
 else
   tasks=${TASKS:-copy mqar depth text64 text128}
-  parts=${PARTS:-tune compare}
+  parts=${PARTS:-tune compare replicate}
 fi
 for task in $tasks; do
   [ -n "${task_config[$task]:-}" ] || {
@@ -204,6 +207,26 @@ if [[ " $parts " == *" compare "* ]]; then
     done
   done
   run_part "transformer study ($mode mode)"
+fi
+
+if [[ " $parts " == *" replicate "* && " $tasks " == *" mqar "* ]]; then
+  "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
+  "$python" "$root/scripts/transformer_study_report.py" --tuned-replication "$results/runs" \
+    > "$results/tuned_lr_replication.tsv"
+  for mixer in "${mixers[@]}"; do
+    lr=$(awk -v mixer="$mixer" '$1 == "mqar" && $2 == mixer { print $3 }' \
+      "$results/tuned_lr_replication.tsv")
+    [ -n "$lr" ] || {
+      echo "reproduce_transformer.sh: no tuned rate for mqar/$mixer; run the tune part first" \
+           "(PARTS=tune)" >&2
+      exit 1
+    }
+    for seed in 4 5 6; do
+      add_run "mqar-$mixer-s$seed" "${task_config[mqar]}" "$seed" \
+        "${task_flags[mqar]} $(mixer_flags "$mixer") $(lr_flags mqar "$lr")"
+    done
+  done
+  run_part "MQAR replication (seeds 4-6, the revised rule)"
 fi
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
