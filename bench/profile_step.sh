@@ -2,8 +2,8 @@
 # Where a transformer training step's time goes (issue: speed at the GEMM peak): samples
 # ufl_transformer_bench with `perf` at one thread and sorts the samples into kinds of work,
 # GEMM kernels, their packing of B, the optimizer, GELU, norms, softmax and scores, the
-# cross-entropy, memory traffic
-# (memset, memmove, transposes, concatenation), the kernel, and the rest; prints a Markdown table.
+# cross-entropy, memory traffic (memset, memmove, transposes, concatenation), the kernel, and the
+# rest; prints a Markdown table.
 #
 #   bash bench/profile_step.sh [--mixer attention|universal] [--seconds S] [--set key=value …]
 #
