@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
 
 #include "data/rng.hpp"
 #include "tensor/tensor.hpp"
@@ -98,4 +100,69 @@ TEST_CASE("mismatched shapes are a logic error") {
   RowMatrix<double> a(2, 3), b(4, 2), c(2, 2);
   CHECK_THROWS_AS(multiply(c, a, b), std::logic_error);
   CHECK_THROWS_AS(multiply_at(c, a, b), std::logic_error);
+}
+
+namespace {
+
+// c (+)= α·op(a)·b element by element in the kernel's order: the sum over k from 0 upwards, one
+// fused multiply-add per term when the build has them (-march=native on an FMA machine, where
+// the compiler contracts the kernel's a·b + sum), then α·sum or α·sum + c. Runs must not change by
+// one bit when the kernel's blocking or packing does (same seed, same run folders).
+template <class T>
+T fused(T a, T b, T c) {
+#ifdef __FMA__
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+template <class T>
+void ordered_product(bool transpose_a, bool accumulate, GemmShape shape, GemmOperand<const T> a,
+                     GemmOperand<const T> b, GemmOperand<T> c, T alpha) {
+  for (std::ptrdiff_t i = 0; i < shape.rows; ++i)
+    for (std::ptrdiff_t j = 0; j < shape.cols; ++j) {
+      T sum = T(0);
+      for (std::ptrdiff_t k = 0; k < shape.inner; ++k)
+        sum = fused(transpose_a ? a.data[k * a.stride + i] : a.data[i * a.stride + k],
+                    b.data[k * b.stride + j], sum);
+      T& out = c.data[i * c.stride + j];
+      out = accumulate ? fused(alpha, sum, out) : alpha * sum;
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "bit for bit the kernel's summation order, at the strides of the transformer's products") {
+  // {rows, cols, inner, lda, ldb, ldc}: row blocks of 8 and single rows, every vector column
+  // path, and the power-of-two strides of the fused ops (B's panel packed from 32 rows on). Not
+  // the single columns after the last vector block: the compiler vectorizes their loop over k
+  // into rounded products added in order, fused or not as it decides.
+  const int shapes[][6] = {{64, 384, 128, 128, 384, 384}, {64, 128, 512, 512, 128, 128},
+                           {64, 64, 128, 512, 384, 384},  {16, 64, 32, 384, 64, 64},
+                           {37, 88, 45, 64, 128, 96},     {40, 56, 7, 40, 56, 60},
+                           {33, 8, 300, 300, 8, 8}};
+  data::Rng rng(11, data::Stream::kMonteCarlo);
+  for (const auto& s : shapes)
+    for (bool transpose_a : {false, true})
+      for (bool accumulate : {false, true}) {
+        const int rows = s[0], cols = s[1], inner = s[2];
+        const int lda = std::max(s[3], transpose_a ? rows : inner);
+        const RowMatrix<float> a = random_matrix<float>(transpose_a ? inner : rows, lda, rng);
+        const RowMatrix<float> b = random_matrix<float>(inner, s[4], rng);
+        const RowMatrix<float> before = random_matrix<float>(rows, s[5], rng);
+        RowMatrix<float> got = before, expected = before;
+        const float alpha = accumulate ? 0.75f : 1.0f;
+        small_gemm<float>(transpose_a, accumulate, {rows, cols, inner}, {a.data(), lda},
+                          {b.data(), s[4]}, {got.data(), s[5]}, alpha);
+        ordered_product<float>(transpose_a, accumulate, {rows, cols, inner}, {a.data(), lda},
+                               {b.data(), s[4]}, {expected.data(), s[5]}, alpha);
+        CAPTURE(rows);
+        CAPTURE(cols);
+        CAPTURE(inner);
+        CAPTURE(transpose_a);
+        CAPTURE(accumulate);
+        CHECK(got == expected);
+      }
 }
