@@ -67,7 +67,7 @@ reproduce_setup transformer "$default_folder"
 # controls' settings were found, on seeds 11-13 and 101, which are never reported).
 lr_grid=(0.0003 0.001 0.003 0.01)
 mixers=(universal attention linear convolution lowrank)
-declare -A task_config task_flags task_seeds
+declare -A task_config task_flags
 task_config[copy]=$root/configs/transformer/copy.json
 task_flags[copy]=""
 task_config[mqar]=$root/configs/transformer/mqar.json
@@ -210,6 +210,11 @@ if [[ " $parts " == *" compare "* ]]; then
 fi
 
 if [[ " $parts " == *" replicate "* && " $tasks " == *" mqar "* ]]; then
+  compgen -G "$results/runs/tune-mqar-*" > /dev/null || {
+    echo "reproduce_transformer.sh: the replication picks its rates from MQAR's grid; run the" \
+         "tune part first (PARTS=tune)" >&2
+    exit 1
+  }
   "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null
   "$python" "$root/scripts/transformer_study_report.py" --tuned-replication "$results/runs" \
     > "$results/tuned_lr_replication.tsv"
