@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace {
@@ -39,25 +40,22 @@ using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 int main(int argc, char** argv) {
   int threads = 1, size = 512, trials = 3;
   double seconds = 0.5;  // per trial
-  for (int k = 1; k < argc; ++k) {
-    const std::string key = argv[k];
-    if (k + 1 >= argc) usage("missing value after " + key);
-    const std::string value = argv[++k];
-    try {
-      if (key == "--threads")
-        threads = std::stoi(value);
-      else if (key == "--size")
-        size = std::stoi(value);
-      else if (key == "--seconds")
-        seconds = std::stod(value);
-      else if (key == "--trials")
-        trials = std::stoi(value);
-      else
-        usage("unknown option " + key);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + key);
-    }
-  }
+  ufl::bench::read_options(
+      argc, argv, false,
+      [&](const std::string& key, const std::string& value) {
+        if (key == "--threads")
+          threads = std::stoi(value);
+        else if (key == "--size")
+          size = std::stoi(value);
+        else if (key == "--seconds")
+          seconds = std::stod(value);
+        else if (key == "--trials")
+          trials = std::stoi(value);
+        else
+          return false;
+        return true;
+      },
+      usage);
   if (threads < 1 || size < 1 || trials < 1 || seconds <= 0) usage("values must be positive");
   omp_set_num_threads(threads);
 

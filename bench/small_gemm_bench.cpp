@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace {
@@ -69,23 +70,20 @@ std::vector<Shape> reference_shapes() {
 int main(int argc, char** argv) {
   double peak = 0, seconds = 0.2;
   int trials = 5;
-  for (int k = 1; k < argc; ++k) {
-    const std::string key = argv[k];
-    if (k + 1 >= argc) usage("missing value after " + key);
-    const std::string value = argv[++k];
-    try {
-      if (key == "--peak")
-        peak = std::stod(value);
-      else if (key == "--seconds")
-        seconds = std::stod(value);
-      else if (key == "--trials")
-        trials = std::stoi(value);
-      else
-        usage("unknown option " + key);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + key);
-    }
-  }
+  ufl::bench::read_options(
+      argc, argv, false,
+      [&](const std::string& key, const std::string& value) {
+        if (key == "--peak")
+          peak = std::stod(value);
+        else if (key == "--seconds")
+          seconds = std::stod(value);
+        else if (key == "--trials")
+          trials = std::stoi(value);
+        else
+          return false;
+        return true;
+      },
+      usage);
   std::printf("| product | m×n×k | A | calls/step | GFLOP/s | %% of peak | ms/step |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   double total_ms = 0, total_flops = 0;

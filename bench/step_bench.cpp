@@ -34,6 +34,7 @@
 #include "model/initialize.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/mixers/universal_structured.hpp"
+#include "options.hpp"
 #include "tape/tape.hpp"
 #include "task/loss.hpp"
 #include "train/adam.hpp"
@@ -77,54 +78,50 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int k = 1; k < argc; ++k) {
-    const std::string key = argv[k];
-    if (key == "-h" || key == "--help") usage("help");
-    if (k + 1 >= argc) usage("missing value after " + key);
-    const std::string value = argv[++k];
-    try {
-      if (key == "--n")
-        o.n = std::stoi(value);
-      else if (key == "--d")
-        o.d = std::stoi(value);
-      else if (key == "--r")
-        o.r = std::stoi(value);
-      else if (key == "--batch")
-        o.batch = std::stoi(value);
-      else if (key == "--threads")
-        o.threads = std::stoi(value);
-      else if (key == "--steps")
-        o.steps = std::stoi(value);
-      else if (key == "--warmup")
-        o.warmup = std::stoi(value);
-      else if (key == "--repeats")
-        o.repeats = std::stoi(value);
-      else if (key == "--seconds")
-        o.seconds = std::stod(value);
-      else if (key == "--pool")
-        o.pool = std::stoi(value);
-      else if (key == "--seed")
-        o.seed = std::stoull(value);
-      else if (key == "--depth")
-        o.depth = std::stoi(value);
-      else if (key == "--width")
-        o.width = std::stoi(value);
-      else if (key == "--residual")
-        o.residual = std::stoi(value) != 0;
-      else if (key == "--dump")
-        o.dump = value;
-      else if (key == "--kernel")
-        o.kernel = value;
-      else if (key == "--mixer")
-        o.mixer = value;
-      else if (key == "--kernel-width")
-        o.kernel_width = std::stoi(value);
-      else
-        usage("unknown option " + key);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + key);
-    }
-  }
+  ufl::bench::read_options(
+      argc, argv, true,
+      [&](const std::string& key, const std::string& value) {
+        if (key == "--n")
+          o.n = std::stoi(value);
+        else if (key == "--d")
+          o.d = std::stoi(value);
+        else if (key == "--r")
+          o.r = std::stoi(value);
+        else if (key == "--batch")
+          o.batch = std::stoi(value);
+        else if (key == "--threads")
+          o.threads = std::stoi(value);
+        else if (key == "--steps")
+          o.steps = std::stoi(value);
+        else if (key == "--warmup")
+          o.warmup = std::stoi(value);
+        else if (key == "--repeats")
+          o.repeats = std::stoi(value);
+        else if (key == "--seconds")
+          o.seconds = std::stod(value);
+        else if (key == "--pool")
+          o.pool = std::stoi(value);
+        else if (key == "--seed")
+          o.seed = std::stoull(value);
+        else if (key == "--depth")
+          o.depth = std::stoi(value);
+        else if (key == "--width")
+          o.width = std::stoi(value);
+        else if (key == "--residual")
+          o.residual = std::stoi(value) != 0;
+        else if (key == "--dump")
+          o.dump = value;
+        else if (key == "--kernel")
+          o.kernel = value;
+        else if (key == "--mixer")
+          o.mixer = value;
+        else if (key == "--kernel-width")
+          o.kernel_width = std::stoi(value);
+        else
+          return false;
+        return true;
+      },
+      usage);
   if (o.r <= 0) o.r = o.n;
   if (o.width <= 0) o.width = o.d;
   if (o.depth < 1 || o.width < o.d) usage("need depth >= 1 and width >= d");

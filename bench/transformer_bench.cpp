@@ -24,6 +24,7 @@
 #include "io/available_memory.hpp"
 #include "model/initialize.hpp"
 #include "model/mixers/registry.hpp"
+#include "options.hpp"
 #include "task/next_token_session.hpp"
 #include "train/adam.hpp"
 #include "train/clip.hpp"
@@ -56,32 +57,28 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int k = 1; k < argc; ++k) {
-    const std::string key = argv[k];
-    if (key == "-h" || key == "--help") usage("help");
-    if (k + 1 >= argc) usage("missing value after " + key);
-    const std::string value = argv[++k];
-    try {
-      if (key == "--config")
-        o.config = value;
-      else if (key == "--set")
-        o.sets.push_back(value);
-      else if (key == "--threads")
-        o.threads = std::stoi(value);
-      else if (key == "--seconds")
-        o.seconds = std::stod(value);
-      else if (key == "--repeats")
-        o.repeats = std::stoi(value);
-      else if (key == "--steps")
-        o.steps = std::stoi(value);
-      else if (key == "--kernels")
-        o.kernels = value;
-      else
-        usage("unknown option " + key);
-    } catch (const std::logic_error&) {
-      usage("bad value '" + value + "' for " + key);
-    }
-  }
+  ufl::bench::read_options(
+      argc, argv, true,
+      [&](const std::string& key, const std::string& value) {
+        if (key == "--config")
+          o.config = value;
+        else if (key == "--set")
+          o.sets.push_back(value);
+        else if (key == "--threads")
+          o.threads = std::stoi(value);
+        else if (key == "--seconds")
+          o.seconds = std::stod(value);
+        else if (key == "--repeats")
+          o.repeats = std::stoi(value);
+        else if (key == "--steps")
+          o.steps = std::stoi(value);
+        else if (key == "--kernels")
+          o.kernels = value;
+        else
+          return false;
+        return true;
+      },
+      usage);
   if (o.kernels != "fused" && o.kernels != "composite") usage("--kernels: fused or composite");
   return o;
 }
