@@ -113,8 +113,8 @@ fi
 # The mixers of a task: on text also attention48, attention with query/key rank 48, the
 # universal mixer's parameter count within 0.2 % at D = 128 (so that "better" is not "bigger").
 # On mqar also attention_search, attention at the rate the control's search used (1e-3, seeds
-# 11-13 and 101), not tuned: an arm added after the grid's tie-break chose 3e-3, where the lookup
-# comes late, and attention failed seed 3 there (docs/transformer.md §9; the report marks it post
+# 11-13 and 101), not tuned: an arm added after the grid's rule chose 3e-3 (by one query in
+# 2048), where the lookup comes late, and attention failed seed 3 there (docs/transformer.md §9; the report marks it post
 # hoc).
 task_mixers() {
   case $1 in
@@ -176,6 +176,10 @@ if [[ " $parts " == *" tune "* ]]; then
     > "$results/tuned_lr.tsv"
 fi
 
+# rate_in FILE TASK MIXER: the rate FILE (the report's --tuned output) holds for TASK and MIXER.
+rate_in() {
+  awk -v task="$2" -v mixer="$3" '$1 == task && $2 == mixer { print $3 }' "$1"
+}
 # tuned_lr TASK MIXER: the rate the tune part chose, or in quick mode QUICK_LR's.
 tuned_lr() {
   if [ "$2" = attention_search ]; then
@@ -183,8 +187,7 @@ tuned_lr() {
   elif [ "$mode" = quick ]; then
     echo "${quick_lr[$1-$2]}"
   else
-    awk -v task="$1" -v mixer="$2" '$1 == task && $2 == mixer { print $3 }' \
-      "$results/tuned_lr.tsv"
+    rate_in "$results/tuned_lr.tsv" "$1" "$2"
   fi
 }
 
@@ -219,8 +222,7 @@ if [[ " $parts " == *" replicate "* && " $tasks " == *" mqar "* ]]; then
   "$python" "$root/scripts/transformer_study_report.py" --tuned-replication "$results/runs" \
     > "$results/tuned_lr_replication.tsv"
   for mixer in "${mixers[@]}"; do
-    lr=$(awk -v mixer="$mixer" '$1 == "mqar" && $2 == mixer { print $3 }' \
-      "$results/tuned_lr_replication.tsv")
+    lr=$(rate_in "$results/tuned_lr_replication.tsv" mqar "$mixer")
     [ -n "$lr" ] || {
       echo "reproduce_transformer.sh: no tuned rate for mqar/$mixer; run the tune part first" \
            "(PARTS=tune)" >&2
