@@ -474,28 +474,43 @@ def text_figures(runs, out):
         save(figure, out, name)
 
 
-def strip_figure(runs, task, out, name, ylabel, title, lines_at):
-    """One dot per seed and a bar for the mean, per mixer, with reference lines."""
-    arms = [(m, [score(r) for r in runs if r["part"] == "compare" and r["task"] == task and
-                 r["mixer"] == m and score(r) is not None]) for m in MIXERS]
-    arms = [(m, v) for m, v in arms if v]
-    if not arms:
+def strip_figure(runs, task, out, name, ylabel, title, lines_at, parts=(("compare", ""),)):
+    """One dot per seed and a bar for the mean, per mixer and part (each part its own marker and
+    colour, side by side; `parts` holds (part, legend text)), with reference lines."""
+    def scores(part, mixer):
+        return [score(r) for r in runs if r["part"] == part and r["task"] == task and
+                r["mixer"] == mixer and score(r) is not None]
+    mixers = [m for m in MIXERS if any(scores(part, m) for part, _ in parts)]
+    if not mixers:
         return
-    figure, axis = plt.subplots(figsize=(8, 4.8))
-    for x, (mixer, values) in enumerate(arms):
-        axis.scatter([x] * len(values), values, color="C0", alpha=0.6,
-                     label="one seed" if x == 0 else None)
-        axis.hlines(statistics.mean(values), x - 0.2, x + 0.2, color="C1", linewidth=2,
-                    label="mean" if x == 0 else None)
+    figure, axis = plt.subplots(figsize=(8, 4.8) if len(parts) == 1 else (9, 5.4))
+    width = 0.2 if len(parts) == 1 else 0.12
+    for p, (part, text) in enumerate(parts):
+        offset = (p - (len(parts) - 1) / 2) * 0.3
+        shown = False
+        for x, mixer in enumerate(mixers):
+            values = scores(part, mixer)
+            if not values:
+                continue
+            axis.scatter([x + offset] * len(values), values, color=f"C{2 * p}", alpha=0.6,
+                         marker="o^"[p % 2], label=None if shown else f"one seed{text}")
+            axis.hlines(statistics.mean(values), x + offset - width, x + offset + width,
+                        color=f"C{2 * p + 1}", linewidth=2, label=None if shown else f"mean{text}")
+            shown = True
     for value, text, style in lines_at:
         axis.axhline(value, color="grey", linestyle=style, linewidth=1, label=f"{text}: {value:.3g}")
     short = {POST_HOC_CONTROL: "attention at 1e-3\n(post hoc)"}
-    axis.set_xticks(range(len(arms)), [short.get(m, label(m)) for m, _ in arms], fontsize=8)
+    if len(parts) > 1:
+        short["attention"] = "attention\n(the grid's rate)"
+    axis.set_xticks(range(len(mixers)), [short.get(m, label(m)) for m in mixers], fontsize=8)
     axis.set_xlabel("mixer")
     axis.set_ylabel(ylabel)
     axis.set_title(title, fontsize=10)
     axis.grid(alpha=0.3, axis="y")
-    axis.legend(fontsize=8, loc="best")
+    if len(parts) == 1:
+        axis.legend(fontsize=8, loc="best")
+    else:  # below the axes: with two parts the legend would cover data
+        axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
     save(figure, out, name)
 
 
@@ -505,16 +520,25 @@ def task_figures(runs, out):
         even, unqueried = shortcuts(example["mqar"])
         holds, count = control_verdict(runs, "mqar")
         post_hoc, post_hoc_count = control_verdict(runs, "mqar", POST_HOC_CONTROL)
-        verdict = "" if holds is not False else f"\nVOID: attention (control) {count}"
+        replicated, replicated_count = control_verdict(runs, "mqar", part="replicate")
+        seeds = sorted({r["seed"] for r in runs if r["part"] == "compare" and r["task"] == "mqar"})
+        first = f"seeds {seeds[0]}–{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
+        verdict = f"\n{first}: " + ("the control holds" if holds is not False else
+                                     f"VOID, attention (the control) solves {count}")
         if holds is False and post_hoc is not None:
-            verdict += f"; at 1e-3 (post hoc) {post_hoc_count}"
+            verdict += f", at 1e-3 (post hoc) {post_hoc_count}"
+        parts = [("compare", f" ({first})")]
+        if replicated is not None:
+            verdict += (f"\nreplication, seeds 4–6 (rule fixed before they ran): the control "
+                        f"solves {replicated_count}, " + ("it stands" if replicated else "VOID"))
+            parts.append(("replicate", " (replication, seeds 4–6)"))
         strip_figure(runs, "mqar", out, "fig_mqar", "accuracy at the queries (fraction of values "
                      "predicted right)",
                      "Multi-query associative recall: accuracy per mixer\n" +
                      mqar_setting(example["mqar"]) + verdict,
                      [(RECALL_ACCURACY, "solved (0.99)", ":"),
                       (unqueried, "H_P/P: guess among values not yet queried", "--"),
-                      (even, "1/P: guess among values in context", "-.")])
+                      (even, "1/P: guess among values in context", "-.")], parts)
     if example["copy"]:
         level = no_copy_level(example["copy"])
         holds, count = control_verdict(runs, "copy")
