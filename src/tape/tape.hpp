@@ -100,6 +100,10 @@ struct Op {
   }
   // After every sample's forward: combine per-sample partial results (batch reductions).
   virtual void finish_forward(Tape<T>&) {}
+  // Before the op's forward on any sample: per-step work on shared inputs that every sample's
+  // forward reads (the fused transformer kernels copy their weights into the product kernel's
+  // panel layout once here, not once per sample).
+  virtual void prepare_forward(Tape<T>&) {}
   // Before any sample's backward: per-step work on shared inputs that every sample's backward
   // reads (the fused transformer kernels transpose their weights once here, not per sample).
   virtual void prepare_backward(Tape<T>&) {}
@@ -242,10 +246,12 @@ class Tape {
   void forward(const ForwardEdit& edit = {}) {
     require_planned();
     for (Op<T>* op : prelude_) {
+      op->prepare_forward(*this);
       op->forward_sample(*this, 0);
       if (edit) edit(*this, op->output, 0, 1);
     }
     if (!sample_ops_.empty()) {
+      for (Op<T>* op : sample_ops_) op->prepare_forward(*this);
       for_each_group([&](int first, int end) {
         for (Op<T>* op : sample_ops_) {
           if (interrupt::stop_requested()) return;
@@ -256,6 +262,7 @@ class Tape {
       for (Op<T>* op : sample_ops_) op->finish_forward(*this);
     }
     for (Op<T>* op : epilogue_) {
+      op->prepare_forward(*this);
       op->forward_sample(*this, 0);
       if (edit) edit(*this, op->output, 0, 1);
     }
@@ -273,7 +280,10 @@ class Tape {
     // An op's outputs share needs_grad (record_outputs), so the first one speaks for all.
     auto needs_backward = [this](const Op<T>* op) { return nodes_[op->output.id].needs_grad; };
     for (auto it = epilogue_.rbegin(); it != epilogue_.rend(); ++it)
-      if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
+      if (needs_backward(*it)) {
+        (*it)->prepare_backward(*this);
+        (*it)->backward_sample(*this, 0);
+      }
     if (!sample_ops_.empty()) {
       for (Op<T>* op : sample_ops_)
         if (needs_backward(op)) op->prepare_backward(*this);
@@ -294,7 +304,10 @@ class Tape {
         }
     }
     for (auto it = prelude_.rbegin(); it != prelude_.rend(); ++it)
-      if (needs_backward(*it)) (*it)->backward_sample(*this, 0);
+      if (needs_backward(*it)) {
+        (*it)->prepare_backward(*this);
+        (*it)->backward_sample(*this, 0);
+      }
   }
 
   Tensor<T> value(Var v) const { return Tensor<T>{nodes_.at(v.id).value, nodes_.at(v.id).shape}; }

@@ -26,23 +26,38 @@ struct RowsView {
   std::ptrdiff_t rows, cols, stride;
 };
 
-// dw (x.cols × dy.cols, row stride ldw) += xᵀ·dy over their common rows.
+// Row tiles of dW that share one copy of a chunk of dY's tile columns in the product kernel's
+// panel layout (the copy is made once for them all, not by each product).
+inline constexpr std::ptrdiff_t kTilesPerCopy = 4;
+
+// dw (x.cols × dy.cols, row stride ldw) += xᵀ·dy over their common rows. A unit of parallel work
+// is one tile column of dW and up to kTilesPerCopy of its tiles: for each chunk of rows it copies
+// dY's chunk once and adds it into those tiles. Every tile still sums the chunks in order, each
+// with the same product, so the split changes nothing.
 template <class T>
 void add_transposed_product(RowsView<T> x, RowsView<T> dy, T* dw, std::ptrdiff_t ldw) {
   const std::ptrdiff_t row_tiles = (x.cols + kProductTile - 1) / kProductTile;
   const std::ptrdiff_t col_tiles = (dy.cols + kProductTile - 1) / kProductTile;
-  const std::ptrdiff_t tiles = row_tiles * col_tiles;
-#pragma omp parallel for schedule(static) if (tiles > 1 && x.rows * x.cols * dy.cols > 65536)
-  for (std::ptrdiff_t tile = 0; tile < tiles; ++tile) {
-    const std::ptrdiff_t i0 = (tile / col_tiles) * kProductTile;
-    const std::ptrdiff_t j0 = (tile % col_tiles) * kProductTile;
-    const std::ptrdiff_t tile_rows = std::min(kProductTile, x.cols - i0);
+  const std::ptrdiff_t row_blocks = (row_tiles + kTilesPerCopy - 1) / kTilesPerCopy;
+  const std::ptrdiff_t units = col_tiles * row_blocks;
+#pragma omp parallel for schedule(static) if (units > 1 && x.rows * x.cols * dy.cols > 65536)
+  for (std::ptrdiff_t unit = 0; unit < units; ++unit) {
+    alignas(64) T panels[kProductRowChunk * kProductTile];
+    const std::ptrdiff_t j0 = (unit / row_blocks) * kProductTile;
     const std::ptrdiff_t tile_cols = std::min(kProductTile, dy.cols - j0);
+    const std::ptrdiff_t first_tile = (unit % row_blocks) * kTilesPerCopy;
+    const std::ptrdiff_t end_tile = std::min(first_tile + kTilesPerCopy, row_tiles);
     for (std::ptrdiff_t r0 = 0; r0 < x.rows; r0 += kProductRowChunk) {
       const std::ptrdiff_t chunk = std::min(kProductRowChunk, x.rows - r0);
-      small_gemm<T>(true, true, {tile_rows, tile_cols, chunk},
-                    {x.data + r0 * x.stride + i0, x.stride},
-                    {dy.data + r0 * dy.stride + j0, dy.stride}, {dw + i0 * ldw + j0, ldw});
+      const PackedOperand<T> dy_chunk =
+          pack_operand<T>(dy.data + r0 * dy.stride + j0, chunk, tile_cols, dy.stride, panels);
+      for (std::ptrdiff_t tile = first_tile; tile < end_tile; ++tile) {
+        const std::ptrdiff_t i0 = tile * kProductTile;
+        const std::ptrdiff_t tile_rows = std::min(kProductTile, x.cols - i0);
+        small_gemm_packed<T>(true, true, {tile_rows, tile_cols, chunk},
+                             {x.data + r0 * x.stride + i0, x.stride}, dy_chunk,
+                             {dw + i0 * ldw + j0, ldw});
+      }
     }
   }
 }

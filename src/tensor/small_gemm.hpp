@@ -86,12 +86,23 @@ inline void small_gemm_columns(std::ptrdiff_t rows, std::ptrdiff_t inner, GemmOp
     small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, inner, a, b, c, alpha);
 }
 
-// B's first `cols` columns (a multiple of kWidth) copied into a per-thread buffer as panels of
-// kWidth columns, each inner × kWidth contiguous and 64-byte aligned; returns the first panel,
-// panel p starts p·inner·kWidth elements later. B is read row after row, so its rows stream in
-// from memory in order, and the row blocks of C then read each panel from consecutive cache
-// lines rather than from rows a power-of-two stride apart, which share a few cache sets. Only a
-// copy: the products and their order are the same.
+// B's first `cols` columns (a multiple of kWidth) copied into `packed` as panels of kWidth
+// columns, each inner × kWidth contiguous: panel p starts p·inner·kWidth elements after the
+// first. B is read row after row, so its rows stream in from memory in order, and the row blocks
+// of C then read each panel from consecutive cache lines rather than from rows a power-of-two
+// stride apart, which share a few cache sets. Only a copy: the products and their order are the
+// same.
+template <class T, int kWidth>
+void copy_panels(GemmOperand<const T> b, std::ptrdiff_t inner, std::ptrdiff_t cols, T* packed) {
+  const std::ptrdiff_t panels = cols / kWidth, panel_size = inner * kWidth;
+  for (std::ptrdiff_t k = 0; k < inner; ++k) {
+    const T* row = b.data + k * b.stride;
+    for (std::ptrdiff_t p = 0; p < panels; ++p)
+      std::memcpy(packed + p * panel_size + k * kWidth, row + p * kWidth, kWidth * sizeof(T));
+  }
+}
+
+// The same into a per-thread buffer, 64-byte aligned; returns the first panel.
 template <class T, int kWidth>
 const T* pack_panels(GemmOperand<const T> b, std::ptrdiff_t inner, std::ptrdiff_t cols) {
   thread_local std::vector<T> storage;
@@ -100,12 +111,7 @@ const T* pack_panels(GemmOperand<const T> b, std::ptrdiff_t inner, std::ptrdiff_
   if (storage.size() < need) storage.resize(need);
   T* packed = storage.data();
   packed += (kAlign - (reinterpret_cast<std::uintptr_t>(packed) / sizeof(T)) % kAlign) % kAlign;
-  const std::ptrdiff_t panels = cols / kWidth, panel_size = inner * kWidth;
-  for (std::ptrdiff_t k = 0; k < inner; ++k) {
-    const T* row = b.data + k * b.stride;
-    for (std::ptrdiff_t p = 0; p < panels; ++p)
-      std::memcpy(packed + p * panel_size + k * kWidth, row + p * kWidth, kWidth * sizeof(T));
-  }
+  copy_panels<T, kWidth>(b, inner, cols, packed);
   return packed;
 }
 
@@ -116,17 +122,19 @@ const T* pack_panels(GemmOperand<const T> b, std::ptrdiff_t inner, std::ptrdiff_
 inline constexpr std::ptrdiff_t kPackRows = 32, kPackInner = 64,
                                 kPackElements = std::ptrdiff_t(1) << 18;
 
+// `prepacked`: B's wide columns already in panel layout (pack_weight), or null.
 template <class T, bool kTransposeA, bool kAccumulate>
 void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const T> b,
-                     GemmOperand<T> c, T alpha) {
+                     const T* prepacked, GemmOperand<T> c, T alpha) {
   const std::ptrdiff_t rows = shape.rows, cols = shape.cols, inner = shape.inner;
   // Column blocks of two 64-byte vectors, then one, then 32 bytes, then single columns.
   constexpr std::ptrdiff_t kWide = 64 / sizeof(T), kNarrow = 32 / sizeof(T);
   const std::ptrdiff_t wide_cols = cols / (2 * kWide) * (2 * kWide);
   std::ptrdiff_t j = 0;
-  if (rows >= kPackRows && inner >= kPackInner && wide_cols > 0 &&
-      inner * wide_cols <= kPackElements) {
-    const T* packed = pack_panels<T, 2 * kWide>(b, inner, wide_cols);
+  if (prepacked != nullptr || (rows >= kPackRows && inner >= kPackInner && wide_cols > 0 &&
+                               inner * wide_cols <= kPackElements)) {
+    const T* packed =
+        prepacked != nullptr ? prepacked : pack_panels<T, 2 * kWide>(b, inner, wide_cols);
     for (; j < wide_cols; j += 2 * kWide) {
       if (interrupt::stop_requested()) return;
       small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(
@@ -161,6 +169,22 @@ void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const 
     }
 }
 
+template <class T>
+void small_gemm_dispatch(bool transpose_a, bool accumulate, GemmShape shape, GemmOperand<const T> a,
+                         GemmOperand<const T> b, const T* prepacked, GemmOperand<T> c, T alpha) {
+  if (transpose_a) {
+    if (accumulate)
+      small_gemm_impl<T, true, true>(shape, a, b, prepacked, c, alpha);
+    else
+      small_gemm_impl<T, true, false>(shape, a, b, prepacked, c, alpha);
+  } else {
+    if (accumulate)
+      small_gemm_impl<T, false, true>(shape, a, b, prepacked, c, alpha);
+    else
+      small_gemm_impl<T, false, false>(shape, a, b, prepacked, c, alpha);
+  }
+}
+
 }  // namespace detail
 
 // C = α·op(A)·B (accumulate = false) or C += α·op(A)·B. B is inner×cols; A is rows×inner, or
@@ -168,17 +192,46 @@ void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const 
 template <class T>
 void small_gemm(bool transpose_a, bool accumulate, GemmShape shape, GemmOperand<const T> a,
                 GemmOperand<const T> b, GemmOperand<T> c, T alpha = T(1)) {
-  if (transpose_a) {
-    if (accumulate)
-      detail::small_gemm_impl<T, true, true>(shape, a, b, c, alpha);
-    else
-      detail::small_gemm_impl<T, true, false>(shape, a, b, c, alpha);
-  } else {
-    if (accumulate)
-      detail::small_gemm_impl<T, false, true>(shape, a, b, c, alpha);
-    else
-      detail::small_gemm_impl<T, false, false>(shape, a, b, c, alpha);
-  }
+  detail::small_gemm_dispatch<T>(transpose_a, accumulate, shape, a, b, nullptr, c, alpha);
+}
+
+// A B that many products read (a weight, read by every sample of a step), with its columns up to
+// the last multiple of the kernel's panel width also copied once into the kernel's panel layout,
+// so that those products skip their own copy of B; the same sums in the same order as
+// small_gemm's. `panels` holds packed_size(rows, cols) elements, best 64-byte aligned.
+template <class T>
+struct PackedOperand {
+  const T* data;  // B itself, row-major: the columns after the panels are read from here
+  std::ptrdiff_t rows, cols, stride;
+  const T* panels;
+};
+
+template <class T>
+constexpr std::ptrdiff_t panel_width() {
+  return 2 * (64 / std::ptrdiff_t(sizeof(T)));
+}
+template <class T>
+constexpr std::size_t packed_size(std::ptrdiff_t rows, std::ptrdiff_t cols) {
+  return std::size_t(rows) * std::size_t(cols / panel_width<T>() * panel_width<T>());
+}
+
+// Copies B's panels into `panels` (packed_size(rows, cols) elements) and returns B with them.
+template <class T>
+PackedOperand<T> pack_operand(const T* data, std::ptrdiff_t rows, std::ptrdiff_t cols,
+                              std::ptrdiff_t stride, T* panels) {
+  constexpr int kWidth = int(panel_width<T>());
+  detail::copy_panels<T, kWidth>({data, stride}, rows, cols / kWidth * kWidth, panels);
+  return {data, rows, cols, stride, panels};
+}
+
+// C (+)= α·op(A)·B with B packed once (pack_operand).
+template <class T>
+void small_gemm_packed(bool transpose_a, bool accumulate, GemmShape shape, GemmOperand<const T> a,
+                       const PackedOperand<T>& b, GemmOperand<T> c, T alpha = T(1)) {
+  if (b.rows != shape.inner || b.cols != shape.cols)
+    throw std::logic_error("small_gemm: the packed operand does not fit the product");
+  detail::small_gemm_dispatch<T>(transpose_a, accumulate, shape, a, {b.data, b.stride},
+                                 shape.cols >= panel_width<T>() ? b.panels : nullptr, c, alpha);
 }
 
 template <class... Matrices>
@@ -194,6 +247,16 @@ void multiply(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = 
     throw std::logic_error("multiply: shapes do not fit");
   small_gemm<T>(false, accumulate, {c.rows(), c.cols(), a.cols()}, {a.data(), a.outerStride()},
                 {b.data(), b.outerStride()}, {c.data(), c.outerStride()}, alpha);
+}
+// c (+)= α·a·b with b packed once per step (pack_operand).
+template <class C, class A, class T = typename std::decay_t<C>::Scalar>
+void multiply(C&& c, const A& a, const PackedOperand<T>& b, bool accumulate = false,
+              T alpha = T(1)) {
+  static_assert(all_row_major<C, A>, "multiply: operands must be row-major");
+  if (a.rows() != c.rows() || b.cols != c.cols() || a.cols() != b.rows)
+    throw std::logic_error("multiply: shapes do not fit");
+  small_gemm_packed<T>(false, accumulate, {c.rows(), c.cols(), a.cols()},
+                       {a.data(), a.outerStride()}, b, {c.data(), c.outerStride()}, alpha);
 }
 template <class C, class A, class B, class T = typename std::decay_t<C>::Scalar>
 void multiply_at(C&& c, const A& a, const B& b, bool accumulate = false, T alpha = T(1)) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,27 @@ TEST_CASE("dW += Xᵀ·dY over 300 rows into a 70 × 130 matrix is the product, 
   CHECK((results[0].cast<double>() - exact).cwiseAbs().maxCoeff() <=
         1e-4 * exact.cwiseAbs().maxCoeff());
   CHECK(results[0] == results[1]);
+}
+
+TEST_CASE("dW += Xᵀ·dY has the bits of one product per 64 × 64 tile and 128-row chunk, in order") {
+  // 300 rows (chunks of 128, 128, 44), X with 300 columns (five row tiles, the last of 44: two
+  // units sharing a copy of dY's chunk), dY with 136 (tiles of 64, 64 and 8 columns: a packed
+  // tile and one read in place). Not single columns after the last vector block, whose sums the
+  // compiler vectorizes as it decides (tests/tensor/small_gemm_test.cpp).
+  const RowMatrix<float> x = random(300, 300, 4), dy = random(300, 136, 5);
+  const RowMatrix<float> start = random(300, 136, 6);
+  RowMatrix<float> got = start, expected = start;
+  add_transposed_product<float>({x.data(), 300, 300, 300}, {dy.data(), 300, 136, 136}, got.data(),
+                                136);
+  for (long i0 = 0; i0 < 300; i0 += 64)
+    for (long j0 = 0; j0 < 136; j0 += 64)
+      for (long r0 = 0; r0 < 300; r0 += 128)
+        small_gemm<float>(
+            true, true,
+            {std::min(64L, 300 - i0), std::min(64L, 136 - j0), std::min(128L, 300 - r0)},
+            {x.data() + r0 * 300 + i0, 300}, {dy.data() + r0 * 136 + j0, 136},
+            {expected.data() + i0 * 136 + j0, 136});
+  CHECK(got == expected);
 }
 
 TEST_CASE("db += the column sums of dY, row by row") {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "data/rng.hpp"
 #include "tensor/tensor.hpp"
@@ -178,4 +179,61 @@ TEST_CASE(
         CHECK((matches_fused || matches_rounded));
         CHECK((*contracted == 1 ? matches_fused : matches_rounded));
       }
+}
+
+TEST_CASE("a B packed once: panels of 32 columns, each inner × 32 and contiguous") {
+  // B = 3 × 70 with B(k, j) = 100k + j: two panels of 32 columns, the last 6 columns not packed.
+  RowMatrix<float> b(3, 70);
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 70; ++j) b(k, j) = float(100 * k + j);
+  CHECK(panel_width<float>() == 32);
+  CHECK(packed_size<float>(3, 70) == 3 * 64);
+  std::vector<float> panels(packed_size<float>(3, 70));
+  const PackedOperand<float> packed = pack_operand<float>(b.data(), 3, 70, 70, panels.data());
+  CHECK(packed.data == b.data());
+  CHECK(panels[0] == 0.0f);                      // panel 0, row 0, column 0
+  CHECK(panels[31] == 31.0f);                    // panel 0, row 0, column 31
+  CHECK(panels[32] == 100.0f);                   // panel 0, row 1, column 0
+  CHECK(panels[3 * 32] == 32.0f);                // panel 1, row 0: B's column 32
+  CHECK(panels[3 * 32 + 2 * 32 + 5] == 237.0f);  // panel 1, row 2, column 5: B(2, 37)
+}
+
+TEST_CASE("a product with B packed once has the same bits as with B read in place") {
+  // {rows, cols, inner, ldb}: C from 64 rows (where small_gemm packs B itself) down to 16 and 3
+  // (where it reads B in place); columns past the last panel (88 = 64 + 24); a B narrower than
+  // one panel (its columns all read in place).
+  const int shapes[][4] = {{64, 384, 128, 384}, {64, 128, 512, 128}, {16, 64, 32, 64},
+                           {37, 88, 45, 128},   {3, 96, 70, 96},     {40, 24, 90, 24}};
+  data::Rng rng(12, data::Stream::kMonteCarlo);
+  for (const auto& s : shapes)
+    for (bool transpose_a : {false, true})
+      for (bool accumulate : {false, true}) {
+        const int rows = s[0], cols = s[1], inner = s[2], ldb = s[3];
+        const RowMatrix<float> a = transpose_a ? random_matrix<float>(inner, rows, rng)
+                                               : random_matrix<float>(rows, inner, rng);
+        const RowMatrix<float> b = random_matrix<float>(inner, ldb, rng);
+        const RowMatrix<float> before = random_matrix<float>(rows, cols, rng);
+        std::vector<float> panels(packed_size<float>(inner, cols));
+        const PackedOperand<float> packed =
+            pack_operand<float>(b.data(), inner, cols, ldb, panels.data());
+        RowMatrix<float> in_place = before, once = before;
+        const long lda = transpose_a ? rows : inner;
+        small_gemm<float>(transpose_a, accumulate, {rows, cols, inner}, {a.data(), lda},
+                          {b.data(), ldb}, {in_place.data(), cols}, 0.75f);
+        small_gemm_packed<float>(transpose_a, accumulate, {rows, cols, inner}, {a.data(), lda},
+                                 packed, {once.data(), cols}, 0.75f);
+        CAPTURE(rows);
+        CAPTURE(cols);
+        CAPTURE(transpose_a);
+        CHECK(once == in_place);
+      }
+}
+
+TEST_CASE("a packed B of another shape is a logic error") {
+  RowMatrix<float> a(4, 8), b(8, 32), c(4, 32);
+  std::vector<float> panels(packed_size<float>(8, 32));
+  const PackedOperand<float> packed = pack_operand<float>(b.data(), 8, 32, 32, panels.data());
+  CHECK_THROWS_AS(
+      small_gemm_packed<float>(false, false, {4, 32, 7}, {a.data(), 8}, packed, {c.data(), 32}),
+      std::logic_error);
 }

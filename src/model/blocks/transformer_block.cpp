@@ -89,8 +89,9 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
                 group_size * (n * hidden + n * D)});
   const double slots =
       depth * (4 * D + h * (head_parameters - (scores ? 2 * D * r : 0))) + n * D + 2 * D;
-  // Weights transposed once per step for the backward's products.
-  const double per_step = depth * (projections * D + D * D + 2 * D * hidden);
+  // Once per step, each weight transposed, and it and its transpose in the product kernel's panel
+  // layout (tape/batched_op.hpp, PackedWeight): at most three copies of the blocks' weights.
+  const double per_step = 3 * depth * (projections * D + D * D + 2 * D * hidden);
   MemoryPart training_tape{"training tape",
                            (batch * per_sample + groups * (workspace + slots) + per_step) * kFloat,
                            "train.batch_size = " + number(batch) +

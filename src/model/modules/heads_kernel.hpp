@@ -44,6 +44,7 @@ template <class T>
 struct HeadsBranchOp : BatchedOp<T> {
   HeadsLayout layout;
   int normed = 0, stats = 0, projections = 0, head_kept = 0, mixed = 0;  // fields
+  PackedWeight w_in_copies, w_o_copies;                                  // per-step buffers
 
   void plan_fields() {
     const std::size_t n = layout.n, width = layout.width;
@@ -62,8 +63,8 @@ struct HeadsBranchOp : BatchedOp<T> {
     projections = this->add_field(n * std::size_t(layout.projections));
     head_kept = this->add_field(std::max<std::size_t>(kept, 1));
     mixed = this->add_field(n * width);
-    // W_inᵀ and W_oᵀ, transposed once per step for the backward's products.
-    this->per_step_size = std::size_t(layout.projections) * width + width * width;
+    w_in_copies = this->add_packed_weight(layout.width, layout.projections);
+    w_o_copies = this->add_packed_weight(layout.width, layout.width);
     // dZ and dx̂ (n × D each) for every sample of a group; a head's own for one sample.
     this->temporaries_per_sample = 2 * n * width;
     this->temporaries_shared = temporaries;
@@ -80,6 +81,11 @@ struct HeadsBranchOp : BatchedOp<T> {
             layout.width};
   }
 
+  void prepare_forward(Tape<T>& tape) override {
+    this->pack_forward(w_in_copies, this->value_of(tape, layout.w_in).view(0));
+    this->pack_forward(w_o_copies, this->value_of(tape, layout.w_o).view(0));
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // The norm and both products over the group's rows at once; the heads sample by sample.
   void forward_group(Tape<T>& tape, int first, int end) override {
@@ -90,12 +96,12 @@ struct HeadsBranchOp : BatchedOp<T> {
     norm_forward<T>(norm, normed_rows, this->field(stats, first));
     multiply(MatrixMap<T>(this->field(projections, first), rows, k),
              ConstMatrixMap<T>(normed_rows, rows, width),
-             this->value_of(tape, layout.w_in).view(0));
+             this->forward_operand(w_in_copies, this->value_of(tape, layout.w_in).view(0)));
     for (int b = first; b < end; ++b) mix_heads(tape, b);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
     output = ConstMatrixMap<T>(norm.x, rows, width);
     multiply(output, ConstMatrixMap<T>(this->field(mixed, first), rows, width),
-             this->value_of(tape, layout.w_o).view(0), true);
+             this->forward_operand(w_o_copies, this->value_of(tape, layout.w_o).view(0)), true);
   }
 
   // Sample b's heads: from its projections to its Z.
@@ -124,10 +130,8 @@ struct HeadsBranchOp : BatchedOp<T> {
   }
 
   void prepare_backward(Tape<T>& tape) override {
-    const int width = layout.width, k = layout.projections;
-    transpose_into(this->value_of(tape, layout.w_in).view(0), this->per_step());
-    transpose_into(this->value_of(tape, layout.w_o).view(0),
-                   this->per_step() + std::size_t(k) * width);
+    this->pack_backward(w_in_copies, this->value_of(tape, layout.w_in).view(0));
+    this->pack_backward(w_o_copies, this->value_of(tape, layout.w_o).view(0));
   }
 
   void backward_sample(Tape<T>& tape, int b) override { backward_group(tape, b, b + 1); }
@@ -141,14 +145,12 @@ struct HeadsBranchOp : BatchedOp<T> {
     T* temporaries = this->temporaries(tape, first);
     MatrixMap<T> d_mixed(temporaries, rows, width);
     MatrixMap<T> d_normed(temporaries + std::size_t(rows) * width, rows, width);
-    multiply(d_mixed, d_out,
-             ConstMatrixMap<T>(this->per_step() + std::size_t(k) * width, width,
-                               width));  // dZ = dOut·W_oᵀ
+    multiply(d_mixed, d_out, this->backward_operand(w_o_copies));  // dZ = dOut·W_oᵀ
     for (int b = first; b < end; ++b)
       unmix_heads(tape, b, d_mixed.data() + std::size_t(b - first) * n * width);
     // The projections now hold their gradients dP: dx̂ = dP·W_inᵀ, then the norm's backward.
     multiply(d_normed, ConstMatrixMap<T>(this->field(projections, first), rows, k),
-             ConstMatrixMap<T>(this->per_step(), k, width));
+             this->backward_operand(w_in_copies));
     norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
                      {dx, this->sink(layout.gain).begin_sample(first),
                       layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});

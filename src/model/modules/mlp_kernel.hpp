@@ -24,14 +24,16 @@ template <class T>
 struct MlpBranchOp : BatchedOp<T> {
   MlpLayout layout;
   int normed = 0, stats = 0, pre_activation = 0, activation = 0;  // fields
+  PackedWeight w_1_copies, w_2_copies;                            // per-step buffers
 
   void plan_fields() {
     const std::size_t n = layout.n, width = layout.width, hidden = layout.hidden;
     normed = this->add_field(n * width);
     stats = this->add_field(2 * n);
-    pre_activation = this->add_field(n * hidden);           // a, then da
-    activation = this->add_field(n * hidden);               // g = GELU(a)
-    this->per_step_size = 2 * width * hidden;               // W₁ᵀ and W₂ᵀ
+    pre_activation = this->add_field(n * hidden);  // a, then da
+    activation = this->add_field(n * hidden);      // g = GELU(a)
+    w_1_copies = this->add_packed_weight(layout.width, layout.hidden);
+    w_2_copies = this->add_packed_weight(layout.hidden, layout.width);
     this->temporaries_per_sample = n * hidden + n * width;  // dg, dx̂
   }
 
@@ -47,6 +49,11 @@ struct MlpBranchOp : BatchedOp<T> {
             layout.width};
   }
 
+  void prepare_forward(Tape<T>& tape) override {
+    this->pack_forward(w_1_copies, this->value_of(tape, layout.w_1).view(0));
+    this->pack_forward(w_2_copies, this->value_of(tape, layout.w_2).view(0));
+  }
+
   void forward_sample(Tape<T>& tape, int b) override { forward_group(tape, b, b + 1); }
   // Over the group's rows at once (every step is row by row).
   void forward_group(Tape<T>& tape, int first, int end) override {
@@ -56,22 +63,20 @@ struct MlpBranchOp : BatchedOp<T> {
     norm_forward<T>(norm, normed_rows, this->field(stats, first));
     MatrixMap<T> a(this->field(pre_activation, first), rows, hidden);
     multiply(a, ConstMatrixMap<T>(normed_rows, rows, width),
-             this->value_of(tape, layout.w_1).view(0));
+             this->forward_operand(w_1_copies, this->value_of(tape, layout.w_1).view(0)));
     a.rowwise() += this->value_of(tape, layout.b_1).view(0).row(0);
     T* g = this->field(activation, first);
     gelu_forward<T>(a.data(), g, std::size_t(rows) * hidden);
     MatrixMap<T> output(tape.value(this->output).sample(first), rows, width);
     output = ConstMatrixMap<T>(norm.x, rows, width);
     output.rowwise() += this->value_of(tape, layout.b_2).view(0).row(0);
-    multiply(output, ConstMatrixMap<T>(g, rows, hidden), this->value_of(tape, layout.w_2).view(0),
-             true);
+    multiply(output, ConstMatrixMap<T>(g, rows, hidden),
+             this->forward_operand(w_2_copies, this->value_of(tape, layout.w_2).view(0)), true);
   }
 
   void prepare_backward(Tape<T>& tape) override {
-    const int width = layout.width, hidden = layout.hidden;
-    transpose_into(this->value_of(tape, layout.w_1).view(0), this->per_step());
-    transpose_into(this->value_of(tape, layout.w_2).view(0),
-                   this->per_step() + std::size_t(hidden) * width);
+    this->pack_backward(w_1_copies, this->value_of(tape, layout.w_1).view(0));
+    this->pack_backward(w_2_copies, this->value_of(tape, layout.w_2).view(0));
   }
 
   void backward_sample(Tape<T>& tape, int b) override { backward_group(tape, b, b + 1); }
@@ -83,12 +88,10 @@ struct MlpBranchOp : BatchedOp<T> {
     T* temporaries = this->temporaries(tape, first);
     MatrixMap<T> d_activation(temporaries, rows, hidden);
     MatrixMap<T> d_normed(temporaries + std::size_t(rows) * hidden, rows, width);
-    multiply(d_activation, d_out,
-             ConstMatrixMap<T>(this->per_step() + std::size_t(hidden) * width, width, hidden));
+    multiply(d_activation, d_out, this->backward_operand(w_2_copies));
     T* a = this->field(pre_activation, first);
     gelu_gradient<T>(a, d_activation.data(), a, std::size_t(rows) * hidden);  // da in place of a
-    multiply(d_normed, ConstMatrixMap<T>(a, rows, hidden),
-             ConstMatrixMap<T>(this->per_step(), hidden, width));
+    multiply(d_normed, ConstMatrixMap<T>(a, rows, hidden), this->backward_operand(w_1_copies));
     norm_backward<T>(norm_operands(tape, first, rows), this->field(stats, first), d_normed.data(),
                      {dx, this->sink(layout.gain).begin_sample(first),
                       layout.bias >= 0 ? this->sink(layout.bias).begin_sample(first) : nullptr});
