@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where a transformer training step's time goes (issue: speed at the GEMM peak): samples
 # ufl_transformer_bench with `perf` at one thread and sorts the samples into kinds of work,
-# GEMM kernels, their packing of B, the optimizer, GELU, norms, softmax and scores, the
-# cross-entropy, memory traffic (memset, memmove, transposes, concatenation), the kernel, and the
-# rest; prints a Markdown table.
+# GEMM kernels, their copies of B into panels (per product, or once per step for the weights in
+# the fused ops' prepare_forward/prepare_backward, and per chunk of dY in the weight gradients),
+# the optimizer, GELU, norms, softmax and scores, the cross-entropy, memory traffic (memset,
+# memmove, transposes, concatenation), the kernel, and the rest; prints a Markdown table.
 #
 #   bash bench/profile_step.sh [--mixer attention|universal] [--seconds S] [--set key=value …]
 #
@@ -38,7 +39,7 @@ perf report -i "$data" --stdio --sort symbol 2> /dev/null | awk -v mixer="$mixer
     share = $1; sub(/%/, "", share); symbol = $0; sub(/^ *[0-9.]+% *\[[.k]\] */, "", symbol); sub(/[[:space:]-]+$/, "", symbol)
     kind = "other"
     if (symbol ~ /gemm|gebp|gemv|small_gemm|batch_product|causal_product/) kind = "GEMM kernels"
-    else if (symbol ~ /pack_panels/) kind = "packing B (pack_panels)"
+    else if (symbol ~ /pack_panels|add_transposed_product|prepare_forward|prepare_backward/) kind = "packing B into panels"
     else if (symbol ~ /Adam/) kind = "optimizer (AdamW)"
     else if (symbol ~ /gelu/) kind = "GELU"
     else if (symbol ~ /norm_(forward|backward)/) kind = "layer norms"
@@ -51,7 +52,7 @@ perf report -i "$data" --stdio --sort symbol 2> /dev/null | awk -v mixer="$mixer
   }
   END {
     printf "| %s step, 1 thread: kind of work | share of samples |\n|---|---|\n", mixer
-    n = split("GEMM kernels|packing B (pack_panels)|optimizer (AdamW)|GELU|layer norms|scores and softmax|cross-entropy|memory traffic and sums|operating system|other", order, "|")
+    n = split("GEMM kernels|packing B into panels|optimizer (AdamW)|GELU|layer norms|scores and softmax|cross-entropy|memory traffic and sums|operating system|other", order, "|")
     for (i = 1; i <= n; i++) printf "| %s | %.1f %% |\n", order[i], total[order[i]] * 100 / all
     if (others != "") printf "\nOther functions at 0.5 %% or more:%s\n", others
   }'

@@ -5,17 +5,20 @@
 // memory is allocated per step.
 //
 // The batch is the unit of parallel work: forward() and backward() each run every sample's ops
-// on one thread, in one parallel loop. The loop is over fixed groups of consecutive samples (at
+// on one thread, in one parallel region. It is over fixed groups of consecutive samples (at
 // most kMaxSampleGroups of them, whatever the thread count); a group's samples run on one thread,
-// op after op, each op over the group's samples in order. Ops on shared tensors only (the prelude,
+// op after op, each op over the group's samples in order (each thread runs an op over all its
+// groups before the next op: for_each_thread_groups). Ops on shared tensors only (the prelude,
 // e.g. Σ = softplus(s)) run once before that loop; batch reductions (the loss) are finished after
 // it (the epilogue). Gradients of shared operands are accumulated per group, in sample order, into
 // scratch and then summed over the groups in fixed order, so results are bit-identical at any
 // thread count (an op may instead sum a shared input's gradient itself after the loop, as one
 // product over every sample's rows: the weights of the fused transformer kernels,
 // docs/transformer.md §8). Each op has forward and backward kernels side by side in tape/ops/. A
-// stop request leaves a pass incomplete (see for_each_group); its caller checks
+// stop request leaves a pass incomplete (see for_each_thread_groups); its caller checks
 // interrupt::stop_requested() and discards it.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -252,12 +255,14 @@ class Tape {
     }
     if (!sample_ops_.empty()) {
       for (Op<T>* op : sample_ops_) op->prepare_forward(*this);
-      for_each_group([&](int first, int end) {
-        for (Op<T>* op : sample_ops_) {
-          if (interrupt::stop_requested()) return;
-          op->forward_group(*this, first, end);
-          if (edit) edit(*this, op->output, first, end);
-        }
+      for_each_thread_groups([&](int first_group, int end_group) {
+        for (Op<T>* op : sample_ops_)
+          for (int group = first_group; group < end_group; ++group) {
+            if (interrupt::stop_requested()) return;
+            const auto [first, end] = group_samples(group);
+            op->forward_group(*this, first, end);
+            if (edit) edit(*this, op->output, first, end);
+          }
       });
       for (Op<T>* op : sample_ops_) op->finish_forward(*this);
     }
@@ -287,15 +292,19 @@ class Tape {
     if (!sample_ops_.empty()) {
       for (Op<T>* op : sample_ops_)
         if (needs_backward(op)) op->prepare_backward(*this);
-      for_each_group([&](int first, int end) {
-        // Each group clears its own samples' gradient slices, while they are about to be used.
+      for_each_thread_groups([&](int first_group, int end_group) {
+        // Each thread clears its own samples' gradient slices, while they are about to be used.
+        const int first = group_samples(first_group).first,
+                  end = group_samples(end_group - 1).second;
         for (const GradBuffer& buffer : per_sample_grads_)
           std::fill(buffer.data + static_cast<std::size_t>(first) * buffer.sample_size,
                     buffer.data + static_cast<std::size_t>(end) * buffer.sample_size, T(0));
-        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it) {
-          if (interrupt::stop_requested()) return;
-          if (needs_backward(*it)) (*it)->backward_group(*this, first, end);
-        }
+        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
+          for (int group = first_group; group < end_group; ++group) {
+            if (interrupt::stop_requested()) return;
+            const auto [first_sample, end_sample] = group_samples(group);
+            if (needs_backward(*it)) (*it)->backward_group(*this, first_sample, end_sample);
+          }
       });
       for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
         if (needs_backward(*it)) {
@@ -402,12 +411,27 @@ class Tape {
   // runs each op over the group's samples in order, op after op, so a shared input's gradient
   // slot still sums the samples in order. After a stop request (interrupt/stop_request.hpp) the
   // body returns early: the pass is left incomplete and its caller discards it.
+  // The samples [first, end) of a group.
+  std::pair<int, int> group_samples(int group) const {
+    return {group * group_size_, std::min(batch_, (group + 1) * group_size_)};
+  }
+  // body(first_group, end_group) once on each thread, for a contiguous range of groups (the split
+  // of a static schedule). The body runs op after op, each op over the thread's groups in order:
+  // a weight that every sample's op reads is read once for all of a thread's samples, not again
+  // after every other op has run on each one. Each group still runs its ops in order on one
+  // thread, and nothing one group computes is read by another until the loop ends, so the split
+  // never changes a result. After a stop request (interrupt/stop_request.hpp) the body returns
+  // early: the pass is left incomplete and its caller discards it.
   template <class Body>
-  void for_each_group(Body&& body) {
-    for_each_sample(groups_, [&](int group) {
-      if (interrupt::stop_requested()) return;
-      body(group * group_size_, std::min(batch_, (group + 1) * group_size_));
-    });
+  void for_each_thread_groups(Body&& body) {
+#pragma omp parallel if (groups_ > 1)
+    {
+      const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
+      const int share = groups_ / threads, extra = groups_ % threads;
+      const int first = thread * share + std::min(thread, extra);
+      const int end = first + share + (thread < extra ? 1 : 0);
+      if (first < end) body(first, end);
+    }
   }
 
   void require_planned() const {
