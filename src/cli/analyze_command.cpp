@@ -1,7 +1,5 @@
 // ufl analyze: recompute a saved run's measurements from its parameters and the data it was
 // trained on, keeping the previous metrics and recording what changed (docs/analyze.md).
-#include <spdlog/spdlog.h>
-
 #include <ctime>
 
 #include "cli/commands.hpp"
@@ -14,6 +12,7 @@
 #include "data/dataset_files.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "io/run_folder.hpp"
 #include "io/run_lock.hpp"
 #include "results/run_writer.hpp"

@@ -1,12 +1,11 @@
 // ufl collect: finished runs' metrics → one CSV for plotting.
-#include <spdlog/spdlog.h>
-
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/atomic_file.hpp"
+#include "io/log.hpp"
 #include "results/collect.hpp"
 
 namespace ufl::cli {

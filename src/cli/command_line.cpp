@@ -3,7 +3,6 @@
 // alongside the other files instead of alone after them (about 15 s of a 2-core build's wall time).
 #include <omp.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "config/load.hpp"
+#include "io/log.hpp"
 #include "ufl/version.hpp"
 
 namespace {

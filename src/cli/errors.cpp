@@ -1,7 +1,5 @@
 #include "cli/errors.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -11,6 +9,7 @@
 #include "config/load.hpp"
 #include "interrupt/stop_request.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "train/trainer.hpp"
 
 namespace ufl::cli {

@@ -1,6 +1,4 @@
 // ufl generate: config → dataset folder of .npy files with a JSON sidecar.
-#include <spdlog/spdlog.h>
-
 #include "cli/commands.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
@@ -10,6 +8,7 @@
 #include "data/dataset_files.hpp"
 #include "io/available_memory.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "io/run_folder.hpp"
 
 namespace ufl::cli {

@@ -1,8 +1,7 @@
 #include "cli/run_guard.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include "cli/errors.hpp"
+#include "io/log.hpp"
 
 namespace ufl::cli {
 

@@ -2,8 +2,6 @@
 // characters go in, and each next character is drawn from softmax(logits / T) of the last
 // position, with the model's window of n characters sliding along; deterministic for a seed. The
 // text is printed as it is drawn, and Ctrl-C or SIGTERM stops it, keeping what was printed.
-#include <spdlog/spdlog.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +16,7 @@
 #include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "model/model.hpp"
 #include "results/run_writer.hpp"
 #include "task/registry.hpp"

@@ -1,8 +1,6 @@
 // ufl show: one run at a glance. A few lines in the terminal (what it is, how far it got, its key
 // metrics, the verdict with the condition that decided it, the loss as a sparkline) and
 // RUN/summary.png, drawn by scripts/show_run.py (README, "Using it").
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -17,6 +15,7 @@
 #include "cli/run_guard.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "model/block.hpp"
 #include "results/figures.hpp"
 #include "task/registry.hpp"

@@ -2,7 +2,6 @@
 // lock, crash-safe checkpoints in the staging folder, resumes and interrupts are described in
 // docs/running.md.
 #include <omp.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,6 +25,7 @@
 #include "io/atomic_file.hpp"
 #include "io/available_memory.hpp"
 #include "io/io_error.hpp"
+#include "io/log.hpp"
 #include "io/run_folder.hpp"
 #include "io/stale_staging.hpp"
 #include "results/figures.hpp"

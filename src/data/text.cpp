@@ -4,8 +4,6 @@
 // skipped and listed). The vocabulary is the sorted set of the corpus's characters; the first
 // 1 − val_fraction of the characters train (every window of n + 1 characters is a training
 // sample), the rest validate on val_windows windows drawn once from the data seed.
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -19,6 +17,7 @@
 #include "data/kinds.hpp"
 #include "io/available_memory.hpp"
 #include "io/content_hash.hpp"
+#include "io/log.hpp"
 
 namespace ufl::data {
 namespace {

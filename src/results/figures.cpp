@@ -1,11 +1,10 @@
 #include "results/figures.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <cstdlib>
 
 #include "interrupt/stop_request.hpp"
 #include "io/child_process.hpp"
+#include "io/log.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::results {

@@ -1,7 +1,6 @@
 #include "train/free_cores.hpp"
 
 #include <omp.h>
-#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <fstream>
 #include <string>
 #include <thread>
+
+#include "io/log.hpp"
 
 namespace ufl::train {
 

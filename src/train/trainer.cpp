@@ -1,13 +1,13 @@
 #include "train/trainer.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 
 #include "interrupt/stop_request.hpp"
+#include "io/log.hpp"
 #include "model/evaluate.hpp"
 #include "train/adam.hpp"
 #include "train/clip.hpp"
