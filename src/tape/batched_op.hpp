@@ -60,8 +60,8 @@ struct BatchedOp : Op<T> {
   }
   // W's panels, made now (prepare_forward), and W as the forward's products read it.
   PackedOperand<T> pack_forward(const PackedWeight& weight, const ConstMatrixMap<T>& w) const {
-    return pack_operand<T>(w.data(), weight.rows, weight.cols, w.outerStride(),
-                           per_step() + weight.panels);
+    return pack_weight<T>(w.data(), weight.rows, weight.cols, w.outerStride(),
+                          per_step() + weight.panels);
   }
   // W as the forward's products read it (its panels made by pack_forward this step).
   PackedOperand<T> forward_operand(const PackedWeight& weight, const ConstMatrixMap<T>& w) const {
@@ -70,8 +70,8 @@ struct BatchedOp : Op<T> {
   // Wᵀ and its panels, made now (prepare_backward).
   void pack_backward(const PackedWeight& weight, const ConstMatrixMap<T>& w) const {
     transpose_into(w, per_step() + weight.transposed);
-    pack_operand<T>(per_step() + weight.transposed, weight.cols, weight.rows, weight.rows,
-                    per_step() + weight.transposed_panels);
+    pack_weight<T>(per_step() + weight.transposed, weight.cols, weight.rows, weight.rows,
+                   per_step() + weight.transposed_panels);
   }
   // Wᵀ as the backward's products read it (made by pack_backward this step).
   PackedOperand<T> backward_operand(const PackedWeight& weight) const {

@@ -96,4 +96,18 @@ void transpose_into(const ConstMatrixMap<T>& a, T* into) {
   }
 }
 
+// A weight's panels (pack_operand, tensor/small_gemm.hpp) made once per step for every sample's
+// products, the panels in parallel.
+template <class T>
+PackedOperand<T> pack_weight(const T* data, std::ptrdiff_t rows, std::ptrdiff_t cols,
+                             std::ptrdiff_t stride, T* panels) {
+  constexpr std::ptrdiff_t kWidth = panel_width<T>();
+  const std::ptrdiff_t count = cols / kWidth;
+#pragma omp parallel for schedule(static) if (count > 1 && rows * cols > 16384)
+  for (std::ptrdiff_t p = 0; p < count; ++p)
+    detail::copy_panels<T, int(kWidth)>({data + p * kWidth, stride}, rows, kWidth,
+                                        panels + p * rows * kWidth);
+  return {data, rows, cols, stride, panels};
+}
+
 }  // namespace ufl

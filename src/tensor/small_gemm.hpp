@@ -122,7 +122,7 @@ const T* pack_panels(GemmOperand<const T> b, std::ptrdiff_t inner, std::ptrdiff_
 inline constexpr std::ptrdiff_t kPackRows = 32, kPackInner = 64,
                                 kPackElements = std::ptrdiff_t(1) << 18;
 
-// `prepacked`: B's wide columns already in panel layout (pack_weight), or null.
+// `prepacked`: B's wide columns already in panel layout (pack_operand), or null.
 template <class T, bool kTransposeA, bool kAccumulate>
 void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const T> b,
                      const T* prepacked, GemmOperand<T> c, T alpha) {

@@ -87,3 +87,19 @@ TEST_CASE("a weight transposed once per step: 150 × 200 and 7 × 3, every entry
   }
   omp_set_num_threads(omp_get_num_procs());
 }
+
+TEST_CASE("a weight's panels made in parallel are pack_operand's, at any thread count") {
+  const RowMatrix<float> w = random(200, 100, 7);  // three panels of 32 columns, 4 left over
+  std::vector<float> serial(packed_size<float>(200, 100)), parallel(serial.size());
+  pack_operand<float>(w.data(), 200, 100, 100, serial.data());
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    std::fill(parallel.begin(), parallel.end(), 0.0f);
+    const PackedOperand<float> packed =
+        pack_weight<float>(w.data(), 200, 100, 100, parallel.data());
+    CHECK(packed.panels == parallel.data());
+    CHECK(parallel == serial);
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  CHECK(serial[2 * 200 * 32 + 5 * 32 + 7] == w(5, 71));  // panel 2, row 5, column 7
+}
