@@ -299,12 +299,14 @@ class Tape {
         for (const GradBuffer& buffer : per_sample_grads_)
           std::fill(buffer.data + static_cast<std::size_t>(first) * buffer.sample_size,
                     buffer.data + static_cast<std::size_t>(end) * buffer.sample_size, T(0));
-        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
+        for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it) {
+          if (!needs_backward(*it)) continue;
           for (int group = first_group; group < end_group; ++group) {
             if (interrupt::stop_requested()) return;
             const auto [first_sample, end_sample] = group_samples(group);
-            if (needs_backward(*it)) (*it)->backward_group(*this, first_sample, end_sample);
+            (*it)->backward_group(*this, first_sample, end_sample);
           }
+        }
       });
       for (auto it = sample_ops_.rbegin(); it != sample_ops_.rend(); ++it)
         if (needs_backward(*it)) {
