@@ -500,8 +500,12 @@ def strip_figure(runs, task, out, name, ylabel, title, lines_at, parts=(("compar
     for value, text, style in lines_at:
         axis.axhline(value, color="grey", linestyle=style, linewidth=1, label=f"{text}: {value:.3g}")
     short = {POST_HOC_CONTROL: "attention at 1e-3\n(post hoc)"}
-    if len(parts) > 1:
-        short["attention"] = "attention\n(the grid's rate)"
+    if len(parts) > 1:  # the parts may run the control at different rates: name each
+        rates = [sorted({f"{r['lr']:g}" for r in runs if r["part"] == part and r["task"] == task
+                         and r["mixer"] == "attention" and r["lr"] is not None})
+                 for part, _ in parts]
+        short["attention"] = "attention, the rule's\nrate: " + " | ".join(
+            "/".join(rate) for rate in rates if rate)
     axis.set_xticks(range(len(mixers)), [short.get(m, label(m)) for m in mixers], fontsize=8)
     axis.set_xlabel("mixer")
     axis.set_ylabel(ylabel)
