@@ -39,11 +39,11 @@ perf report -i "$data" --stdio --sort symbol 2> /dev/null | awk -v mixer="$mixer
     share = $1; sub(/%/, "", share); symbol = $0; sub(/^ *[0-9.]+% *\[[.k]\] */, "", symbol); sub(/[[:space:]-]+$/, "", symbol)
     kind = "other"
     if (symbol ~ /gemm|gebp|gemv|small_gemm|batch_product|causal_product/) kind = "GEMM kernels"
-    else if (symbol ~ /pack_panels|add_transposed_product|prepare_forward|prepare_backward/) kind = "packing B into panels"
+    else if (symbol ~ /pack_panels|pack_weight|add_transposed_product|prepare_forward|prepare_backward/) kind = "packing B into panels"
     else if (symbol ~ /Adam/) kind = "optimizer (AdamW)"
     else if (symbol ~ /gelu/) kind = "GELU"
     else if (symbol ~ /norm_(forward|backward)/) kind = "layer norms"
-    else if (symbol ~ /softmax|score_head|expf|exp/) kind = "scores and softmax"
+    else if (symbol ~ /softmax|score_head|score_core|expf|exp/) kind = "scores and softmax"
     else if (symbol ~ /cross_entropy/) kind = "cross-entropy"
     else if (symbol ~ /memset|memmove|memcpy|transpose|Concat|column_sums|sum_over_batch/) kind = "memory traffic and sums"
     else if ($0 ~ /\[k\]/) kind = "operating system"
