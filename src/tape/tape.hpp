@@ -409,10 +409,6 @@ class Tape {
     groups_ = (batch_ + group_size_ - 1) / group_size_;
   }
 
-  // body(first, end) for every group of samples [first, end), the groups in parallel; the body
-  // runs each op over the group's samples in order, op after op, so a shared input's gradient
-  // slot still sums the samples in order. After a stop request (interrupt/stop_request.hpp) the
-  // body returns early: the pass is left incomplete and its caller discards it.
   // The samples [first, end) of a group.
   std::pair<int, int> group_samples(int group) const {
     return {group * group_size_, std::min(batch_, (group + 1) * group_size_)};
@@ -421,9 +417,10 @@ class Tape {
   // of a static schedule). The body runs op after op, each op over the thread's groups in order:
   // a weight that every sample's op reads is read once for all of a thread's samples, not again
   // after every other op has run on each one. Each group still runs its ops in order on one
-  // thread, and nothing one group computes is read by another until the loop ends, so the split
-  // never changes a result. After a stop request (interrupt/stop_request.hpp) the body returns
-  // early: the pass is left incomplete and its caller discards it.
+  // thread, a shared input's gradient slot still sums the samples in order, and nothing one group
+  // computes is read by another until the loop ends, so the split never changes a result. After a
+  // stop request (interrupt/stop_request.hpp) the body returns early: the pass is left incomplete
+  // and its caller discards it.
   template <class Body>
   void for_each_thread_groups(Body&& body) {
 #pragma omp parallel if (groups_ > 1)
