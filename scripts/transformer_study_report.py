@@ -504,8 +504,9 @@ def strip_figure(runs, task, out, name, ylabel, title, lines_at, parts=(("compar
         rates = [sorted({f"{r['lr']:g}" for r in runs if r["part"] == part and r["task"] == task
                          and r["mixer"] == "attention" and r["lr"] is not None})
                  for part, _ in parts]
-        short["attention"] = "attention, the rule's\nrate: " + " | ".join(
-            "/".join(rate) for rate in rates if rate)
+        symbols = "●▲"  # the parts' markers, "o^" below
+        short["attention"] = "attention (the control)\nrate: " + ", ".join(
+            f"{'/'.join(rate)} ({symbols[p % 2]})" for p, rate in enumerate(rates) if rate)
     axis.set_xticks(range(len(mixers)), [short.get(m, label(m)) for m in mixers], fontsize=8)
     axis.set_xlabel("mixer")
     axis.set_ylabel(ylabel)
