@@ -83,7 +83,7 @@ struct DerivedArray {
 // docs/transformer.md §8): tensors on the tape, shared by the batch, that the mixer builds from
 // the head's parameters once per step. Either scores
 //   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
-//   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_head.hpp),
+//   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_kernel.hpp),
 //   M = softmax(S) without,
 // or one operator M for every input. The scores are S = Q·Kᵀ, or any other score function of Q
 // and K (score_core.hpp): the distance mixer's S_ij = −½‖Q_i − K_j‖² (it folds √(σ/√r) into both
