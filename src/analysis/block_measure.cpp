@@ -3,7 +3,7 @@
 #include "analysis/block_heads.hpp"
 #include "analysis/row_errors.hpp"
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 
 namespace ufl::analysis {

@@ -18,7 +18,7 @@
 #include "analysis/spectrum.hpp"
 #include "analysis/verdict.hpp"
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 
 namespace ufl::analysis {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "tape/parallel.hpp"
 
 namespace ufl::model {

@@ -2,7 +2,7 @@
 // Forward-only passes of the model over a whole sample set, in chunks, sharing the parameters
 // with the training tape (the composite graph, which exposes every layer's M, U and V). The
 // per-sample squared errors are summed in sample order, so the test MSE does not depend on the
-// thread count. After a stop request (interrupt/stop_request.hpp) a pass returns early and
+// thread count. After a stop request (io/stop_request.hpp) a pass returns early and
 // incomplete; its caller checks the request and discards the result.
 #include <functional>
 #include <vector>

@@ -10,7 +10,7 @@
 #include "analysis/block_heads.hpp"
 #include "analysis/gate_trajectory.hpp"
 #include "data/corpus_identity.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "run/task_run.hpp"

@@ -7,7 +7,7 @@
 #include "analysis/block_heads.hpp"
 #include "analysis/head_structure.hpp"
 #include "analysis/spectrum.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/blocks/transformer_block.hpp"
 #include "task/next_token_session.hpp"
 

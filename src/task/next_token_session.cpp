@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "tape/ops.hpp"
 
 namespace ufl::task {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "interrupt/stop_request.hpp"
 #include "io/log.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 #include "train/adam.hpp"
 #include "train/clip.hpp"
