@@ -33,7 +33,7 @@
 #include "run/task_run.hpp"
 #include "task/registry.hpp"
 #include "train/checkpoint.hpp"
-#include "train/free_cores.hpp"
+#include "train/thread_count.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
 #include "ufl/version.hpp"
@@ -486,7 +486,7 @@ class TrainCommand {
     guard_.remove_stale();
 
     // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
-    // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
+    // work leaves free, measured now and every 2 s between steps (train/thread_count.hpp).
     train::ThreadGovernor governor(
         arguments_.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
         omp_get_max_threads());
