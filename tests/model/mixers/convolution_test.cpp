@@ -5,9 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include "../../support/classical_operators.hpp"
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
-#include "model/classical_operators.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;

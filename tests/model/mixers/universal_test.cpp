@@ -8,8 +8,8 @@
 #include <complex>
 #include <numbers>
 
+#include "../../support/classical_operators.hpp"
 #include "../layer_runner.hpp"
-#include "model/classical_operators.hpp"
 #include "task/loss.hpp"
 
 using namespace ufl;
