@@ -1,6 +1,6 @@
 // The transformer block (model.block = "transformer"; docs/transformer.md §1): its kind, how it
 // builds (P, then per block its branches [norm1, heads] and [norm2, mlp]; slices named blockL/…;
-// the token task's E and final norm are its head's, task/token_head.hpp), initialises (GPT-2's,
+// the token task's E and final norm are its ends', task/token_ends.hpp), initialises (GPT-2's,
 // docs/transformer.md §4) and records its blocks (fused branches, docs/transformer.md §8), and the
 // memory and time a run of them needs.
 #include "model/blocks/transformer_block.hpp"
@@ -30,7 +30,7 @@ namespace {
 constexpr double kTransformerGateInit = 0.99;
 
 using namespace cost_model;
-// The softmax of the tied head's logits: an exponential and a division per logit.
+// The softmax of the tied unembedding's logits: an exponential and a division per logit.
 constexpr double kSoftmaxFlops = 20;
 // Memory traffic that does no arithmetic (clearing and summing gradient slots, AdamW's pass):
 // 10 GB/s, from the mqar run with a vocabulary of 10⁶ timed on the quiet 2-core machine (4.4 s
@@ -76,7 +76,7 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
   const double mlp_fields = hidden > 0 ? n * D + 2 * n + 2 * n * hidden : 0;
   const double per_block = heads_fields + mlp_fields + (hidden > 0 ? 4 : 2) * n * D;
   // Outside the blocks: the embedding's output and the final norm's, with their gradients, the
-  // head's probabilities, the inputs.
+  // unembedding's probabilities, the inputs.
   const double per_sample = depth * per_block + 4 * n * D + 4 * n;
   // Per sample group, the workspace the ops share in turn (tape/tape.hpp), the largest of one
   // op's temporaries; and the gradient slots of the parameters summed per group (the norms, the
@@ -123,10 +123,10 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
                       {"model.depth", "layer.heads", "dataset.n"}};
   // What grows with the vocabulary (docs/transformer.md §8): the embedding E (vocab × D) with its
   // gradient, AdamW's moments and the checkpoint's copies (10 copies, as every parameter); E's
-  // gradient slot in each sample group, twice (the embedding's and the tied head's); and per
-  // window the head's probabilities (n × vocab) kept from forward, with one n × vocab temporary
-  // (the logits' gradient) per group, for the training batch and the evaluation's windows.
-  // Also E written to params/ and the checkpoint (two more copies), and the tokens' names
+  // gradient slot in each sample group, twice (the embedding's and the tied unembedding's); and
+  // per window the unembedding's probabilities (n × vocab) kept from forward, with one n × vocab
+  // temporary (the logits' gradient) per group, for the training batch and the evaluation's
+  // windows. Also E written to params/ and the checkpoint (two more copies), and the tokens' names
   // (vocab.json; about 100 bytes a token with the JSON).
   const double vocabulary_bytes =
       100 * vocab +

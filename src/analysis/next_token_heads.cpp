@@ -1,4 +1,4 @@
-#include "task/next_token_heads.hpp"
+#include "analysis/next_token_heads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "model/blocks/transformer_block.hpp"
 #include "task/next_token_session.hpp"
 
-namespace ufl::task {
+namespace ufl::analysis {
 namespace {
 
 using nlohmann::json;
@@ -23,11 +23,11 @@ struct HeadSamples {
 };
 
 json distribution_json(const std::vector<double>& values) {
-  const analysis::Distribution d = analysis::distribution_of(values);
+  const Distribution d = distribution_of(values);
   return {{"mean", d.mean}, {"median", d.median}, {"p10", d.p10}, {"p90", d.p90}};
 }
 
-json shares_json(const analysis::ReadShares& shares) {
+json shares_json(const ReadShares& shares) {
   return {{"token", shares.token}, {"position", shares.position}, {"bias", shares.bias}};
 }
 
@@ -66,10 +66,10 @@ std::vector<std::vector<HeadSamples>> collect(
     model::Model<float>& model, const data::TokenSplit& split, int windows,
     const std::vector<std::vector<std::optional<model::Factors>>>* factors) {
   std::vector<std::vector<HeadSamples>> samples(model.blocks.size());
-  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  task::TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   const int n = model.n;
   evaluator.score(
-      split, windows, [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+      split, windows, [&](const task::TokenGraph& graph, const Tape<float>& tape, int, int slot) {
         for (std::size_t l = 0; l < graph.model.blocks.size(); ++l) {
           const auto& heads = graph.model.blocks[l].heads;
           // A distance head's scores are the distance form exactly: no gap to measure.
@@ -78,8 +78,8 @@ std::vector<std::vector<HeadSamples>> collect(
           for (std::size_t k = 0; k < heads.size(); ++k) {
             HeadSamples& head = samples[l][k];
             const Eigen::MatrixXd m = tape.value(heads[k].M).view(slot).cast<double>();
-            const Eigen::VectorXd sigma = analysis::singular_values_of(m);
-            const analysis::RankProfile profile = analysis::rank_profile(sigma);
+            const Eigen::VectorXd sigma = singular_values_of(m);
+            const RankProfile profile = rank_profile(sigma);
             head.effective_rank.push_back(profile.effective_rank);
             head.k90.push_back(profile.k90);
             head.k99.push_back(profile.k99);
@@ -88,8 +88,8 @@ std::vector<std::vector<HeadSamples>> collect(
             if (factors == nullptr || !(*factors)[l][k] || !dot_scores) continue;
             const model::Factors& f = *(*factors)[l][k];
             const Eigen::MatrixXd x = tape.value(heads[k].input).view(slot).cast<double>();
-            const analysis::DistanceFormGap gap = analysis::distance_form_gap(
-                projected(x, f.A, f.sigma), projected(x, f.B, f.sigma), true);
+            const DistanceFormGap gap =
+                distance_form_gap(projected(x, f.A, f.sigma), projected(x, f.B, f.sigma), true);
             head.gap.push_back(gap.gap);
             head.key_variation.push_back(gap.key_norm_variation);
           }
@@ -111,7 +111,7 @@ json spectrum_json(const HeadSamples& head) {
 }
 
 // Validation loss over the windows with every head's M replaced by its rank-k truncation.
-double truncated_loss(TokenEvaluator& evaluator, const data::TokenSplit& split, int windows,
+double truncated_loss(task::TokenEvaluator& evaluator, const data::TokenSplit& split, int windows,
                       int rank) {
   std::vector<int> head_ids;
   for (const model::BlockGraph& block : evaluator.graph().model.blocks)
@@ -121,7 +121,7 @@ double truncated_loss(TokenEvaluator& evaluator, const data::TokenSplit& split, 
     if (!std::binary_search(head_ids.begin(), head_ids.end(), output.id)) return;
     for (int b = first; b < end; ++b) {
       MatrixMap<float> m = tape.value(output).matrix(b);
-      m = analysis::truncated(m.cast<double>(), rank).cast<float>();
+      m = truncated(m.cast<double>(), rank).cast<float>();
     }
   };
   return evaluator.score(split, windows, {}, edit).loss;
@@ -147,14 +147,14 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
   json result;
   result["windows"] = windows;
   result["n"] = n;
-  const Eigen::VectorXd uniform = analysis::singular_values_of(analysis::uniform_causal_average(n));
-  const analysis::RankProfile uniform_profile = analysis::rank_profile(uniform);
+  const Eigen::VectorXd uniform = singular_values_of(uniform_causal_average(n));
+  const RankProfile uniform_profile = rank_profile(uniform);
   result["uniform_causal_average"] = {{"effective_rank", uniform_profile.effective_rank},
                                       {"k90", uniform_profile.k90},
                                       {"k99", uniform_profile.k99}};
 
   // Seed 001's functional test: the loss with every head truncated to rank k.
-  TokenEvaluator evaluator(trained, windows, model::LayerKernels::kComposite);
+  task::TokenEvaluator evaluator(trained, windows, model::LayerKernels::kComposite);
   result["full_loss"] = evaluator.score(split, windows).loss;
   json truncation = json::array();
   for (int rank : truncation_ranks(n)) {
@@ -166,14 +166,14 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
 
   // Seed 003's spans: the token and position embeddings as each block's first norm maps them.
   const Eigen::MatrixXd token_table =
-      trained.params.matrix(token_head(trained).table(trained)).cast<double>();
+      trained.params.matrix(task::token_table(trained)).cast<double>();
   const Eigen::MatrixXd position_table =
       trained.position_table >= 0 ? trained.params.matrix(trained.position_table).cast<double>()
                                   : Eigen::MatrixXd(0, trained.width);
   json blocks = json::array();
   for (std::size_t l = 0; l < trained.blocks.size(); ++l) {
     const auto norm = trained.views(model::transformer_block(trained, l).norm1_slices());
-    const analysis::FeatureSpans spans = analysis::feature_spans(
+    const FeatureSpans spans = feature_spans(
         token_table, position_table, norm[0].row(0).transpose().cast<double>(), norm.size() == 2);
     json heads = json::array();
     for (std::size_t k = 0; k < after[l].size(); ++k) {
@@ -187,10 +187,10 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
           head[key] = {{"gap", distribution_json(samples->gap)},
                        {"key_norm_variation", distribution_json(samples->key_variation)}};
       if (factors[l][k]) {
-        const analysis::OmegaStructure omega = analysis::omega_structure(
-            analysis::omega_of(*factors[l][k]), spans, trained.width, kOmegaParts);
+        const OmegaStructure omega =
+            omega_structure(omega_of(*factors[l][k]), spans, trained.width, kOmegaParts);
         json parts = json::array();
-        for (const analysis::OmegaPart& part : omega.parts)
+        for (const OmegaPart& part : omega.parts)
           parts.push_back({{"sigma", part.sigma},
                            {"query", shares_json(part.query)},
                            {"key", shares_json(part.key)}});
@@ -214,23 +214,23 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
 }
 
 nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
-                             const analysis::AnalysisConfig& thresholds,
+                             const AnalysisConfig& thresholds,
                              const std::filesystem::path& folder) {
   windows = std::min(windows, split.count());
-  analysis::BlockHeadWindows head_windows;
-  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  BlockHeadWindows head_windows;
+  task::TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   evaluator.score(split, windows,
-                  [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+                  [&](const task::TokenGraph& graph, const Tape<float>& tape, int, int slot) {
                     std::vector<std::vector<const float*>> head_m;
                     for (const model::BlockGraph& block : graph.model.blocks) {
                       head_m.emplace_back();
                       for (const model::MixerGraph& head : block.heads)
                         head_m.back().push_back(tape.value(head.M).sample(slot));
                     }
-                    analysis::add_head_window(head_windows, head_m, model.n);
+                    add_head_window(head_windows, head_m, model.n);
                   });
   interrupt::throw_if_stop_requested("analysis");
-  return analysis::block_heads(model, head_windows, thresholds, folder);
+  return block_heads(model, head_windows, thresholds, folder);
 }
 
-}  // namespace ufl::task
+}  // namespace ufl::analysis
