@@ -111,6 +111,9 @@ class Mixer {
   virtual std::string_view summary() const = 0;  // one line for --describe and the docs
   // M depends on the input (attention-like), rather than being one matrix for every sample.
   virtual bool input_dependent() const = 0;
+  // M holds softmax(S) of scores built from the input (the branch that routes by content). Without
+  // a learned gate M = softmax(S) and every operator is row-stochastic (attention's form).
+  virtual bool softmax_branch() const { return false; }
   // M blends a linear branch with the softmax by a learned gate γ, so its kernel keeps S beside
   // softmax(S) (the memory estimate counts both).
   virtual bool learned_gate() const { return false; }

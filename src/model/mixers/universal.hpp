@@ -392,6 +392,7 @@ class UniversalMixer : public Mixer<T> {
            "one";
   }
   bool input_dependent() const override { return true; }
+  bool softmax_branch() const override { return true; }
   bool learned_gate() const override { return true; }
   bool has_factors() const override { return true; }
   std::vector<std::string> config_keys() const override {
