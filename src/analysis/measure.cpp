@@ -88,9 +88,10 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
   const int half_width = context.half_width, targets_k99 = context.targets_k99;
   const AnalysisConfig& thresholds = context.thresholds;
   const data::DatasetConfig& spec = dataset.spec;
-  const model::Layer<float>& layer = model.layer(0);
+  const model::PartIndex at = layer0.at();
+  const model::MixerPart<float>& layer = model.part(at.block, at.part);
   const model::Mixer<float>& mixer = *layer.mixer;
-  const model::ConstParameterViews<float> mixer_params = model.mixer_parameters(0);
+  const model::ConstParameterViews<float> mixer_params = model.mixer_parameters(at.block, at.part);
   const int n = spec.n, width = layer.shape.d, r = layer.shape.r;
   const bool factors = mixer.has_factors();
   const bool global = dataset.kind->has_partners;
@@ -103,7 +104,7 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
                                                 half_width, reference_basis);
 
   // Y = M X W_v can trade scale between M and W_v; compare w·M̄ with M*, w = trace(W_v)/D.
-  const float* w_v = model.w_v(0).data();
+  const float* w_v = model.w_v(at.block, at.part).data();
   double trace = 0;
   for (int i = 0; i < width; ++i) trace += w_v[i * width + i];
   const double value_scale = trace / width;
@@ -170,7 +171,7 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
     metrics["bilinear"] = bilinear_view(*factors_of, width, n, "", arrays);
 
   // The parsimony verdict, what this mixer can express, and why (docs/universality.md).
-  add_parsimony(metrics, dataset, model, layer_mean, optimal_mean, thresholds);
+  add_parsimony(metrics, dataset, model, at, layer_mean, optimal_mean, thresholds);
 }
 
 }  // namespace
@@ -178,7 +179,10 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
 RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds) {
   const data::DatasetConfig& spec = dataset.spec;
-  const int n = spec.n, d = spec.d, depth = model.depth();
+  // The layers: the model's parts measured as layers (model/block.hpp; a mixer block's layer).
+  const std::vector<model::PartIndex> measured =
+      model::parts_measured(model, model::Measured::kAsLayer);
+  const int n = spec.n, d = spec.d, depth = static_cast<int>(measured.size());
   const data::SampleSet& test = dataset.test;
   // Kinds with partners (global, induction): the optimum is per sample, and routing is scored.
   const bool global = dataset.kind->has_partners;
@@ -192,14 +196,16 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   // stack's errors.
   std::vector<LayerTally> layers;
   for (int l = 0; l < depth; ++l)
-    layers.emplace_back(std::as_const(model), l, dataset, saved, global && depth == 1);
+    layers.emplace_back(std::as_const(model), measured[l], l, dataset, saved, global && depth == 1);
   RoleErrorTally layer_roles(row_roles);
   double squared_error = 0;
   model::Evaluator evaluator(model, test.count);
   evaluator.for_each_sample(test, [&](const model::SampleOutputs& outputs) {
     const std::int32_t* partners =
         global ? test.partners.data() + std::size_t(outputs.index) * n : nullptr;
-    for (int l = 0; l < depth; ++l) layers[l].add(outputs.layers[l], outputs.index, partners);
+    for (int l = 0; l < depth; ++l)
+      layers[l].add(outputs.blocks[measured[l].block].parts[measured[l].part], outputs.index,
+                    partners);
     const float* target = test.target(outputs.index);
     for (std::size_t e = 0; e < sample_size; ++e) {
       const double error = double(outputs.Y[e]) - double(target[e]);
@@ -252,7 +258,7 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   metrics["eta_fix"] = eta_fix;
   add_eta_ceiling(metrics, dataset);
   metrics["mixer"] = model.layer_config.mixer;
-  metrics["depth"] = depth;
+  metrics["depth"] = model.depth();
   metrics["width"] = model.width;
   metrics["residual"] = model.config.residual;
   metrics["targets_k99"] = targets.k99;

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "model/block.hpp"
-#include "model/layer.hpp"
 #include "model/mixers/registry.hpp"
 #include "model/model_config.hpp"
 #include "model/module.hpp"
@@ -41,12 +40,15 @@ class Model {
     for (int index : slices) list.push_back(params.matrix(index));
     return list;
   }
-  // Block l of a stack of mixer blocks (model.block = "mixer"), its mixer's parameters and W_v.
-  const Layer<T>& layer(int l) const { return dynamic_cast<const Layer<T>&>(*blocks[l]); }
-  ParameterViews<T> mixer_parameters(int l) { return views(layer(l).mixer_slices); }
-  ConstParameterViews<T> mixer_parameters(int l) const { return views(layer(l).mixer_slices); }
-  MatrixMap<T> w_v(int l) { return params.matrix(layer(l).w_v_slice); }
-  ConstMatrixMap<T> w_v(int l) const { return params.matrix(layer(l).w_v_slice); }
+  // Part k of block l (model/block.hpp: a layer of a mixer block, a head of a transformer
+  // block), its mixer's parameters and its W_v.
+  const MixerPart<T>& part(int l, int k = 0) const { return blocks[l]->parts[k]; }
+  ParameterViews<T> mixer_parameters(int l, int k = 0) { return views(part(l, k).mixer_slices); }
+  ConstParameterViews<T> mixer_parameters(int l, int k = 0) const {
+    return views(part(l, k).mixer_slices);
+  }
+  MatrixMap<T> w_v(int l, int k = 0) { return params.matrix(part(l, k).value_slice); }
+  ConstMatrixMap<T> w_v(int l, int k = 0) const { return params.matrix(part(l, k).value_slice); }
 
   int n, d, width;
   ModelConfig config;
@@ -59,19 +61,11 @@ class Model {
   Parameters<T> params;
 };
 
-// A transformer block on the tape: its input and output and each head's mixer graph.
-struct BlockGraph {
-  Var input, output;
-  std::vector<MixerGraph> heads;  // op by op only: a fused block exposes no M
-  std::string kernel;             // "fused" or "composite"
-};
-
 template <class T>
 struct ModelGraph {
   Var x;       // the input X, [B, n, d]; token ids [B, n, 1] for token input
   Var stream;  // H_0, [B, n, D], as the input end records it, plus P where the model has it
-  std::vector<LayerGraph<T>> layers;  // mixer blocks
-  std::vector<BlockGraph> blocks;     // transformer blocks
+  std::vector<BlockGraph> blocks;  // one per block, in order (model/block.hpp)
   // The output Y, as the output end records it: [B, n, d], H_L itself when D = d, else its first d
   // channels; for token input the final norm's output [B, n, D].
   Var y;
@@ -96,6 +90,41 @@ ModelGraph<T> record_model(Tape<T>& tape, Model<T>& model, int batch, bool with_
     h = block->record(tape, model, h, with_grads, kernels, graph);
   graph.y = model.ends->record_output(tape, model, h, with_grads);
   return graph;
+}
+
+// Where a part is: block `block`, its part `part` (Block::parts, BlockGraph::parts).
+struct PartIndex {
+  int block = 0, part = 0;
+};
+
+// The indices of block l's parts measured `how` (model/block.hpp), in order: head k of a block
+// is its k-th part measured as a head.
+template <class T>
+std::vector<int> part_indices(const Model<T>& model, int l, Measured how) {
+  std::vector<int> found;
+  const std::vector<MixerPart<T>>& parts = model.blocks[l]->parts;
+  for (int k = 0; k < static_cast<int>(parts.size()); ++k)
+    if (parts[k].measured == how) found.push_back(k);
+  return found;
+}
+
+// The model's parts measured `how`, block by block, in order: layer l of a stack measured layer
+// by layer is the l-th part measured as a layer.
+template <class T>
+std::vector<PartIndex> parts_measured(const Model<T>& model, Measured how) {
+  std::vector<PartIndex> found;
+  for (int l = 0; l < model.depth(); ++l)
+    for (int k : part_indices(model, l, how)) found.push_back({l, k});
+  return found;
+}
+
+// Whether every part of the model is measured `how` (a model of mixer blocks: as layers).
+template <class T>
+bool every_part_measured(const Model<T>& model, Measured how) {
+  for (const auto& block : model.blocks)
+    for (const MixerPart<T>& part : block->parts)
+      if (part.measured != how) return false;
+  return true;
 }
 
 }  // namespace ufl::model

@@ -54,8 +54,8 @@ CircuitRun run(Model<double>& model, const data::SampleSet& set) {
   tape.forward();
   for (int s = 0; s < set.count; ++s) {
     result.Y.push_back(tape.value(graph.y).view(s));
-    result.H1.push_back(tape.value(graph.layers[0].output).view(s));
-    result.M2.push_back(tape.value(graph.layers[1].branch.M).view(s));
+    result.H1.push_back(tape.value(graph.blocks[0].output).view(s));
+    result.M2.push_back(tape.value(graph.blocks[1].parts[0].M).view(s));
   }
   return result;
 }

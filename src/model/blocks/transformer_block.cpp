@@ -38,8 +38,8 @@ constexpr double kSoftmaxFlops = 20;
 constexpr double kBytesPerSecond = 1e10;
 
 ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                 const ModelConfig& model, const TrainingShape& train,
-                                 int threads) {
+                                 const model::Mixer<float>* mixer, const ModelConfig& model,
+                                 const TrainingShape& train, int threads) {
   const double n = dataset.n, D = std::max(model.width, 1), h = std::max(layer.heads, 1);
   const double r = layer.rank, depth = std::max(model.depth, 1), batch = train.batch_size;
   const double hidden = model.mlp_ratio * D, values = D / h;
@@ -48,7 +48,6 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
   const double vocab = tokens ? kind->vocabulary_bound(dataset) : 0;
   const double token_count = tokens ? kind->token_count(dataset) : 0;
   const std::string width_text = "model.width = " + number(D), n_text = "dataset.n = " + number(n);
-  const model::Mixer<float>* mixer = model::find_mixer<float>(layer.mixer);
   const bool scores = mixer == nullptr || mixer->input_dependent();
   const double kept_per_head = scores ? (mixer == nullptr || mixer->learned_gate() ? 2 : 1) : 0;
 
@@ -228,16 +227,15 @@ class TransformerBlockKind : public BlockKind {
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const ModelConfig& model, const TrainingShape& train, int threads,
-                            bool) const override {
-    return estimate_blocks(dataset, layer, model, train, threads);
+                            const Mixer<float>* mixer, const ModelConfig& model,
+                            const TrainingShape& train, int threads, bool) const override {
+    return estimate_blocks(dataset, layer, mixer, model, train, threads);
   }
 
   std::string stack_text(const ModelConfig& model, int) const override {
     return ", " + std::to_string(model.depth) + " transformer block" +
            (model.depth == 1 ? "" : "s") + " of width " + std::to_string(model.width);
   }
-  bool measured_by_head() const override { return true; }
 };
 
 const BlockKind& transformer_block_kind() {

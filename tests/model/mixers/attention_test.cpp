@@ -19,7 +19,7 @@ namespace {
 AttentionParameters<double> attention_layer(Model<double>& model, int l = 0) {
   auto views = model.mixer_parameters(l);
   using Mixer = AttentionMixer<double>;
-  return {model.layer(l).shape, views[Mixer::kA], views[Mixer::kB], views[Mixer::kS], model.w_v(l)};
+  return {model.part(l).shape, views[Mixer::kA], views[Mixer::kB], views[Mixer::kS], model.w_v(l)};
 }
 
 }  // namespace
@@ -29,7 +29,7 @@ TEST_CASE("attention: its parameters are A, B and s (no gate), and it reports γ
   std::vector<std::string> names;
   for (const ParameterSlice& slice : model.params.slices) names.push_back(slice.name);
   CHECK(names == std::vector<std::string>{"A", "B", "s", "W_v"});
-  CHECK(model.layer(0).mixer->gate(model.mixer_parameters(0)) == 1.0);
+  CHECK(model.part(0).mixer->gate(model.mixer_parameters(0)) == 1.0);
 }
 
 TEST_CASE("attention hand-set: Y = softmax(X W_Q W_Kᵀ Xᵀ) X W_V, computed directly") {

@@ -28,10 +28,10 @@ TEST_CASE("distance: the universal layer's parameters, drawn the same at one see
     CHECK(distance.params.slices[i].name == universal.params.slices[i].name);
   CHECK(distance.params.values == universal.params.values);
   const auto views = std::as_const(distance).mixer_parameters(0);
-  CHECK(distance.layer(0).mixer->gate(views) == doctest::Approx(0.5));
-  CHECK(distance.layer(0).mixer->has_factors());
-  CHECK(distance.layer(0).mixer->learned_gate());
-  CHECK(distance.layer(0).mixer->factors(views, distance.layer(0).shape).has_value());
+  CHECK(distance.part(0).mixer->gate(views) == doctest::Approx(0.5));
+  CHECK(distance.part(0).mixer->has_factors());
+  CHECK(distance.part(0).mixer->learned_gate());
+  CHECK(distance.part(0).mixer->factors(views, distance.part(0).shape).has_value());
 }
 
 TEST_CASE("distance hand-set: S_ij = −½ Σ_k σ_k (U_ik − V_jk)², M and Y computed directly") {
@@ -91,7 +91,7 @@ TEST_CASE(
     Model<double> model = model_of(7, 3, 5, "distance");
     Tape<double> tape;
     const auto graph = record_model(tape, model, 4, true, kernels);
-    CHECK(graph.layers.front().branch.kernel == "dense");
+    CHECK(graph.blocks.front().kernel == "dense");
   }
 }
 
