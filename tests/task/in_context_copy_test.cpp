@@ -59,5 +59,7 @@ TEST_CASE("every mixer that reads its input learns to copy in context within 500
     CHECK(copied_loss(name) < 0.25 * no_copy);
     ++checked;
   }
-  CHECK(checked == 3);  // attention, universal and distance
+  // Which mixers these are is the registry's (each mixer's own test pins input_dependent());
+  // the filter must leave some.
+  CHECK(checked > 0);
 }

@@ -7,9 +7,11 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
@@ -23,6 +25,13 @@ AttentionParameters<double> attention_layer(Model<double>& model, int l = 0) {
 }
 
 }  // namespace
+
+TEST_CASE("attention: what it is — M = softmax(S) of its input, no gate") {
+  check_properties("attention", {.input_dependent = true,
+                                 .softmax_branch = true,
+                                 .has_factors = true,
+                                 .config_keys = {"layer.rank", "layer.content_init_scale"}});
+}
 
 TEST_CASE("attention: its parameters are A, B and s (no gate), and it reports γ = 1") {
   const Model<double> model = model_of(4, 2, 3, "attention");

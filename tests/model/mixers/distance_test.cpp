@@ -10,13 +10,25 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
+
+TEST_CASE("distance: what it is — the universal layer's form with distance scores") {
+  check_properties("distance",
+                   {.input_dependent = true,
+                    .softmax_branch = true,
+                    .learned_gate = true,
+                    .distance_scores = true,
+                    .has_factors = true,
+                    .config_keys = {"layer.rank", "layer.content_init_scale", "layer.gate_init"}});
+}
 
 TEST_CASE("distance: the universal layer's parameters, drawn the same at one seed") {
   Model<double> distance = model_of(6, 3, 4, "distance");
