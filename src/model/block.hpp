@@ -52,9 +52,9 @@ struct MixerPart {
   Measured measured = Measured::kAsLayer;
 };
 
-// A block on the tape: its input and output, its kernel ("fused", "composite", or its layer's
-// mixer's: "dense", "structured", …), and recorded op by op each part's branch, in the order of
-// Block::parts (a fused block exposes no M and lists none).
+// A block on the tape: its input, output and kernel ("fused", "composite", "dense", …), and each
+// part's branch in the order of Block::parts: its output and penalty, and M, U, V where recorded
+// op by op (a transformer block fused into one op per branch lists no parts).
 struct BlockGraph {
   Var input, output;
   std::vector<MixerGraph> parts;
