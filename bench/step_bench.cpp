@@ -355,8 +355,8 @@ int run(const Options& o) {
   // "variant": the kernel this step ran; "auto_kernel": the one `ufl train` would choose here.
   // A stack: each layer's products at the stream's width D. The gradients with respect to the
   // layers' inputs (dH, layers 2…L) are not counted, so gflops understates a stack's rate a bit.
-  const std::string kernel = bench.graph.layers.front().branch.kernel;
-  const bool input_dependent = bench.model.layer(0).mixer->input_dependent();
+  const std::string kernel = bench.graph.blocks.front().kernel;
+  const bool input_dependent = bench.model.part(0).mixer->input_dependent();
   const char* auto_kernel = !input_dependent ? kernel.c_str()
                             : ufl::model::structured_pays(o.n, o.width, o.r, o.batch, o.depth > 1)
                                 ? "structured"

@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   const ufl::config::Config c = ufl::config::load_config(o.config, o.sets);
   const ufl::data::TokenDataset data = ufl::data::generate_tokens(c.dataset, c.dataset_seed);
   ufl::model::Model<float> model(c.dataset.n, 0, c.model, c.layer,
-                                 ufl::task::make_token_head<float>(int(data.vocab.size())));
+                                 ufl::task::make_token_ends<float>(int(data.vocab.size())));
   ufl::model::initialize(model, c.seed);
   ufl::task::NextTokenSession session(data, model, c.train.batch_size,
                                       o.kernels == "fused" ? ufl::model::LayerKernels::kFused

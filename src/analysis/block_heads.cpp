@@ -5,7 +5,6 @@
 
 #include "analysis/head_scores.hpp"
 #include "io/npy.hpp"
-#include "model/blocks/transformer_block.hpp"
 
 namespace ufl::analysis {
 
@@ -33,12 +32,11 @@ nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWind
   const int n = model.n;
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t l = 0; l < model.blocks.size() && l < windows.size(); ++l) {
-    const model::TransformerBlock<float>& block = model::transformer_block(model, l);
-    const auto& mixing = block.heads();
-    const auto all = model.views(block.heads_slices());
+    const std::vector<int> parts = model::part_indices(model, int(l), model::Measured::kAsHead);
     nlohmann::json heads = nlohmann::json::array();
-    for (std::size_t k = 0; k < windows[l].size(); ++k) {
-      const std::optional<double> gamma = mixing.mixer().gate(mixing.head_parameters(all, int(k)));
+    for (std::size_t k = 0; k < windows[l].size() && k < parts.size(); ++k) {
+      const model::MixerPart<float>& part = model.blocks[l]->parts[parts[k]];
+      const std::optional<double> gamma = part.mixer->gate(model.views(part.mixer_slices));
       const HeadWindows& head = windows[l][k];
       nlohmann::json scores = head_scores(head.statistics, gamma, thresholds);
       Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(n, n);

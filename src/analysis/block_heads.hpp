@@ -1,7 +1,8 @@
 #pragma once
-// What each head of each transformer block became (docs/transformer.md §5), for every task: from
-// each head's M(X) on a fixed set of held-out windows, the scores of analysis/head_scores.hpp, and
-// the head's mean M̄ written as heads/block<l>_head<k>.npy.
+// What each head of each block became (docs/transformer.md §5), for every task: from each head's
+// M(X) on a fixed set of held-out windows, the scores of analysis/head_scores.hpp, and the head's
+// mean M̄ written as heads/block<l>_head<k>.npy. A head is a part of a block measured as a head
+// (model/block.hpp); head k of block l is its k-th such part, whatever its mixer.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -35,5 +36,16 @@ std::string heads_text(const nlohmann::json& metrics);
 // for that window. Windows are added in order, so the results never depend on the threads.
 void add_head_window(BlockHeadWindows& windows,
                      const std::vector<std::vector<const float*>>& head_m, int n);
+
+// head_m of add_head_window for one window: head k of block l's M, from `m_of(l, p)`, part p of
+// block l's M.
+template <class MOf>
+std::vector<std::vector<const float*>> head_operators(const model::Model<float>& model, MOf m_of) {
+  std::vector<std::vector<const float*>> head_m(model.blocks.size());
+  for (int l = 0; l < model.depth(); ++l)
+    for (int p : model::part_indices(model, l, model::Measured::kAsHead))
+      head_m[l].push_back(m_of(l, p));
+  return head_m;
+}
 
 }  // namespace ufl::analysis

@@ -3,7 +3,7 @@
 #include "analysis/block_heads.hpp"
 #include "analysis/row_errors.hpp"
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 
 namespace ufl::analysis {
@@ -44,7 +44,10 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
       squared_error += error * error;
     }
     if (roles) model_roles.add(to_matrix(outputs.Y, n, d), target);
-    if (outputs.index < kHeadWindows) add_head_window(head_windows, outputs.head_m, n);
+    if (outputs.index < kHeadWindows)
+      add_head_window(
+          head_windows,
+          head_operators(model, [&](int l, int p) { return outputs.blocks[l].parts[p].M; }), n);
   });
   interrupt::throw_if_stop_requested("analysis");
   const double test_mse = squared_error / (double(test.count) * sample_size);

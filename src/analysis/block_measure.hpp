@@ -1,8 +1,8 @@
 #pragma once
-// The denoise task's measurements for a stack of transformer blocks (docs/transformer.md §1,
-// §5): there is no single layer operator to score against the optimum, so the run is scored end
-// to end (test MSE, η, η_fix, and the MSE per row role for induction) and each head is described
-// by analysis/block_heads.hpp.
+// The denoise task's measurements for a stack of blocks whose parts are not all measured as layers
+// (model/block.hpp; transformer blocks: docs/transformer.md §1, §5): there is no single layer
+// operator to score against the optimum, so the run is scored end to end (test MSE, η, η_fix, and
+// the MSE per row role for induction) and each head is described by analysis/block_heads.hpp.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -12,7 +12,7 @@
 
 namespace ufl::analysis {
 
-// metrics.json for `model` (transformer blocks) on dataset.test; writes heads/*.npy into
+// metrics.json for `model` on dataset.test; writes heads/*.npy into
 // `folder`. Throws interrupt::Interrupted when a stop is requested meanwhile.
 nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>& model,
                               const AnalysisConfig& thresholds,

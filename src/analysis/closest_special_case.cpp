@@ -73,16 +73,28 @@ long long parameter_count(const model::Mixer<float>& mixer, const model::LayerSh
   return count;
 }
 
+// The forms of M the parsimony verdict names, asked of a mixer's properties rather than its name
+// (docs/universality.md §3). Attention's: M = softmax(S) of dot-product scores, no gate, so every
+// operator is row-stochastic.
+bool attention_form(const model::Mixer<float>& mixer) {
+  return mixer.softmax_branch() && !mixer.learned_gate() && !mixer.distance_scores();
+}
+// The universal layer's: (1−γ)·S + γ·softmax(S) of dot-product scores, which holds operators of
+// any sign; the general input-dependent form rather than a special case.
+bool general_form(const model::Mixer<float>& mixer) {
+  return mixer.softmax_branch() && mixer.learned_gate() && !mixer.distance_scores();
+}
+
 // The attention fit of a trained layer (docs/universality.md §3): its own parameters run as the
 // attention mixer, i.e. with the gate forced open (γ = 1). Exists when the layer's mixer has every
 // parameter of the attention mixer, by name and shape (the universal layer); its test MSE.
 std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
-                                               const model::Model<float>& model) {
-  const model::Mixer<float>* attention = model::find_mixer<float>("attention");
+                                               const model::Model<float>& model,
+                                               model::PartIndex at) {
+  const model::Mixer<float>* attention = model::find_mixer_if<float>(attention_form);
+  const model::Mixer<float>& mixer = *model.part(at.block, at.part).mixer;
   // Distance scores run as attention would be a dot-product head the layer never was.
-  if (attention == nullptr || model.layer(0).mixer == attention ||
-      model.layer(0).mixer->distance_scores())
-    return std::nullopt;
+  if (attention == nullptr || &mixer == attention || mixer.distance_scores()) return std::nullopt;
   model::LayerConfig config = model.layer_config;
   config.mixer = attention->name();
   model::Model<float> fit(model.n, model.d, model.config, config);
@@ -97,7 +109,8 @@ std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
   }
   model::Evaluator evaluator(fit, dataset.test.count);
   return InputDependentFit{std::string(attention->name()), evaluator.mse(dataset.test),
-                           parameter_count(*attention, fit.layer(0).shape, config)};
+                           parameter_count(*attention, fit.part(at.block, at.part).shape, config),
+                           general_form(*attention)};
 }
 
 // Whether every per-sample optimum is non-negative with equal row sums: a row-stochastic
@@ -167,11 +180,11 @@ Eigen::MatrixXd butterfly_block_fit(const Eigen::MatrixXd& target) {
 
 bool power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
 
-// The families a fixed operator's fits come from, in the order metrics.json lists them.
-const std::vector<const char*>& family_names() {
-  static const std::vector<const char*> names = {"convolution", "fourier",   "walsh",   "haar",
-                                                 "dct",         "butterfly", "lowrank", "linear",
-                                                 "attention",   "universal"};
+// The families of the fixed fits, in the order results list them; the input-dependent fits
+// (named by their mixers, given by the caller) follow in the order given.
+const std::vector<std::string>& fixed_family_names() {
+  static const std::vector<std::string> names = {"convolution", "fourier",   "walsh",   "haar",
+                                                 "dct",         "butterfly", "lowrank", "linear"};
   return names;
 }
 
@@ -216,8 +229,12 @@ void sort_by_parsimony(std::vector<SpecialCaseFit>& candidates) {
 
 // Per family: its first candidate that keeps (the fewest parameters), else its highest η.
 std::vector<SpecialCaseFit> best_per_family(const std::vector<SpecialCaseFit>& candidates) {
+  std::vector<std::string> names = fixed_family_names();
+  for (const SpecialCaseFit& fit : candidates)
+    if (fit.input_dependent && std::find(names.begin(), names.end(), fit.mixer) == names.end())
+      names.push_back(fit.mixer);
   std::vector<SpecialCaseFit> families;
-  for (const char* family : family_names()) {
+  for (const std::string& family : names) {
     const SpecialCaseFit* best = nullptr;
     for (const SpecialCaseFit& fit : candidates) {
       if (fit.mixer != family) continue;
@@ -232,12 +249,12 @@ std::vector<SpecialCaseFit> best_per_family(const std::vector<SpecialCaseFit>& c
   return families;
 }
 
-// A structured family: a special case with structure of its own, not the operator itself (a
+// A structured family: a special case with structure of its own, not the general operator (a
 // free matrix, or the universal layer), and not a truncation that keeps more than half the rank
 // (rank k > n/2 has over 3/4 of a free matrix's parameters: docs/planted.md §2).
 bool structured(const SpecialCaseFit& fit, int n) {
-  if (fit.mixer == "lowrank") return 2 * fit.rank <= n;
-  return fit.mixer != "linear" && fit.mixer != "universal";
+  if (fit.rank > 0) return 2 * fit.rank <= n;  // the rank-k truncations (lowrank)
+  return !fit.general;
 }
 
 // The structured family that keeps with the fewest parameters, else the one with the highest
@@ -347,7 +364,7 @@ ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
   };
   for (const FixedCandidate& candidate : fixed_candidates(m))
     add(candidate.fit, errors.mse(candidate.matrix));
-  add({"linear", 0, 0, square(n)}, errors.mse(m));
+  add({"linear", 0, 0, square(n), 0, false, false, true}, errors.mse(m));
   // Input-dependent operators are the answer only when they are input-dependent enough and beat
   // the best fixed operator (docs/universality.md §3, as the verdict's attention test of
   // docs/experiment.md §3).
@@ -355,7 +372,7 @@ ClosestSpecialCase closest_special_case(const FixedOperatorErrors& errors,
       question.iota >= question.iota_min && question.mse < question.fixed_mse;
   if (result.input_dependent_allowed)
     for (const InputDependentFit& fit : question.input_dependent)
-      add({fit.mixer, 0, 0, fit.parameters, 0, false, true}, fit.mse);
+      add({fit.mixer, 0, 0, fit.parameters, 0, false, true, fit.general}, fit.mse);
 
   sort_by_parsimony(candidates);
   auto choose = [&](double share) {
@@ -440,10 +457,10 @@ json family_energy_fit(const Eigen::MatrixXd& mean_operator) {
 }
 
 void add_parsimony(json& metrics, const data::Dataset& dataset, const model::Model<float>& model,
-                   const Eigen::MatrixXd& layer_mean, const Eigen::MatrixXd& optimal_mean,
-                   const AnalysisConfig& thresholds) {
-  if (model.depth() != 1) return;
-  const model::Layer<float>& layer = model.layer(0);
+                   model::PartIndex at, const Eigen::MatrixXd& layer_mean,
+                   const Eigen::MatrixXd& optimal_mean, const AnalysisConfig& thresholds) {
+  if (model::parts_measured(model, model::Measured::kAsLayer).size() != 1) return;
+  const model::MixerPart<float>& layer = model.part(at.block, at.part);
   const model::Mixer<float>& mixer = *layer.mixer;
   const data::SampleSet& test = dataset.test;
   const double test_mse = metrics.at("test_mse").get<double>();
@@ -454,14 +471,15 @@ void add_parsimony(json& metrics, const data::Dataset& dataset, const model::Mod
 
   // The layer: its M̄ with its own W_v; as input-dependent candidates, itself and its attention
   // fit.
-  const Eigen::MatrixXd w_v = model.w_v(0).cast<double>();
+  const Eigen::MatrixXd w_v = model.w_v(at.block, at.part).cast<double>();
   ParsimonyQuestion layer_question{
       layer_mean,          test_mse, optimal_mse, fixed_mse, metrics.at("iota").get<double>(),
       thresholds.iota_min, {}};
   if (mixer.input_dependent()) {
-    if (const auto fit = attention_fit(dataset, model))
+    if (const auto fit = attention_fit(dataset, model, at))
       layer_question.input_dependent.push_back(*fit);
-    layer_question.input_dependent.push_back({std::string(mixer.name()), test_mse, parameters});
+    layer_question.input_dependent.push_back(
+        {std::string(mixer.name()), test_mse, parameters, general_form(mixer)});
   }
   metrics["closest_special_case"] =
       to_json(closest_special_case(fixed_operator_errors(test, w_v), layer_question));
@@ -475,12 +493,12 @@ void add_parsimony(json& metrics, const data::Dataset& dataset, const model::Mod
       optimal_mean,        optimal_mse, optimal_mse, fixed_mse, optimal.at("iota").get<double>(),
       thresholds.iota_min, {}};
   if (dataset.kind->has_partners) {
-    const model::Mixer<float>* form =
-        model::find_mixer<float>(optimum_is_attention_shaped(dataset) ? "attention" : "universal");
+    const model::Mixer<float>* form = model::find_mixer_if<float>(
+        optimum_is_attention_shaped(dataset) ? attention_form : general_form);
     if (form != nullptr)
       optimum_question.input_dependent.push_back(
           {std::string(form->name()), optimal_mse,
-           parameter_count(*form, layer.shape, model.layer_config)});
+           parameter_count(*form, layer.shape, model.layer_config), general_form(*form)});
   }
   optimal["closest_special_case"] = to_json(closest_special_case(plain, optimum_question));
   optimal["negative_energy_share"] = negative_energy_share(optimal_mean);

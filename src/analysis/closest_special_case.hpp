@@ -72,13 +72,18 @@ struct SpecialCaseFit {
   double eta = 0;      // η of the fit on the test set
   bool keeps = false;  // η ≥ kParsimonyShare·η(operator)
   bool input_dependent = false;
+  // The general operator rather than a special case with structure of its own: a free matrix
+  // (linear), or the gated input-dependent form (the universal layer).
+  bool general = false;
 };
 
-// An input-dependent candidate's test MSE and parameter count.
+// An input-dependent candidate's test MSE and parameter count, and whether its mixer has the
+// general gated form (SpecialCaseFit::general).
 struct InputDependentFit {
   std::string mixer;
   double mse = 0;
   long long parameters = 0;
+  bool general = false;
 };
 
 // What is classified.
@@ -118,10 +123,12 @@ nlohmann::json to_json(const ClosestSpecialCase& result);
 // of the layer and (under "optimal") of M*, the layer's parameter count, what its mixer can
 // express ("mixer_reach": its words and the η of the best fixed operator it can be on this test
 // set), the optimum's share of negative entries, and the one-line explanation of the run
-// (analysis/explanation.hpp). Reads eta, test_mse, iota, optimal.iota … from `metrics`. Layer 0
-// of a one-layer model only (a layer of a stack is not fitted against the targets).
+// (analysis/explanation.hpp). Reads eta, test_mse, iota, optimal.iota … from `metrics`. The one
+// layer (part `layer`, measured as a layer) of a one-layer model only (a layer of a stack is not
+// fitted against the targets).
 void add_parsimony(nlohmann::json& metrics, const data::Dataset& dataset,
-                   const model::Model<float>& model, const Eigen::MatrixXd& layer_mean,
-                   const Eigen::MatrixXd& optimal_mean, const AnalysisConfig& thresholds);
+                   const model::Model<float>& model, model::PartIndex layer,
+                   const Eigen::MatrixXd& layer_mean, const Eigen::MatrixXd& optimal_mean,
+                   const AnalysisConfig& thresholds);
 
 }  // namespace ufl::analysis

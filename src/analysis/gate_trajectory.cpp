@@ -1,36 +1,42 @@
 #include "analysis/gate_trajectory.hpp"
 
-#include "model/blocks/transformer_block.hpp"
+#include <limits>
 
 namespace ufl::analysis {
 namespace {
 
-const model::HeadsModule<float>& heads_of(const model::Model<float>& model, std::size_t block) {
-  return model::transformer_block(model, block).heads();
+// The heads (parts measured as heads, model/block.hpp) whose mixer learns a gate, block by block.
+template <class Visit>
+void for_each_gated_head(const model::Model<float>& model, Visit visit) {
+  for (int l = 0; l < model.depth(); ++l) {
+    const std::vector<int> heads = model::part_indices(model, l, model::Measured::kAsHead);
+    for (std::size_t k = 0; k < heads.size(); ++k) {
+      const model::MixerPart<float>& part = model.blocks[l]->parts[heads[k]];
+      if (part.mixer->learned_gate()) visit(l, int(k), part);
+    }
+  }
 }
 
 }  // namespace
 
 bool GateTrajectory::applies(const model::Model<float>& model) {
-  const auto* first =
-      dynamic_cast<const model::TransformerBlock<float>*>(model.blocks.front().get());
-  return first != nullptr && first->heads().mixer().learned_gate();
+  bool any = false;
+  for_each_gated_head(model, [&](int, int, const model::MixerPart<float>&) { any = true; });
+  return any;
 }
 
 GateTrajectory::GateTrajectory(const model::Model<float>& model) {
-  for (std::size_t l = 0; l < model.blocks.size(); ++l)
-    for (int k = 0; k < heads_of(model, l).heads(); ++k)
-      columns_.push_back("block" + std::to_string(l + 1) + "/head" + std::to_string(k + 1));
+  for_each_gated_head(model, [&](int l, int k, const model::MixerPart<float>&) {
+    columns_.push_back("block" + std::to_string(l + 1) + "/head" + std::to_string(k + 1));
+  });
 }
 
 std::vector<double> GateTrajectory::finish(const model::Model<float>& model) {
   std::vector<double> gammas;
-  for (std::size_t l = 0; l < model.blocks.size(); ++l) {
-    const model::HeadsModule<float>& heads = heads_of(model, l);
-    const auto all = model.views(model::transformer_block(model, l).heads_slices());
-    for (int k = 0; k < heads.heads(); ++k)
-      gammas.push_back(heads.mixer().gate(heads.head_parameters(all, k)).value_or(1.0));
-  }
+  for_each_gated_head(model, [&](int, int, const model::MixerPart<float>& part) {
+    gammas.push_back(part.mixer->gate(model.views(part.mixer_slices))
+                         .value_or(std::numeric_limits<double>::quiet_NaN()));
+  });
   return gammas;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// Each head's gate γ at every evaluation of a transformer run whose mixer learns one (the
-// universal layer; docs/transformer.md §5): the columns "block<l>/head<k>" of trajectory.csv, so
-// that one can see whether γ moves towards softmax (1) where retrieval pays. It reads parameters
-// only, so it never changes training results.
+// Each head's gate γ at every evaluation, for the heads whose mixer learns one (the universal
+// layer; docs/transformer.md §5): the columns "block<l>/head<k>" of trajectory.csv, so that one
+// can see whether γ moves towards softmax (1) where retrieval pays. A head is a part of a block
+// measured as a head (model/block.hpp), each with its own mixer. It reads parameters only, so it
+// never changes training results.
 #include <string>
 #include <vector>
 
@@ -13,7 +14,7 @@ namespace ufl::analysis {
 class GateTrajectory : public train::EvaluationProbe {
  public:
   explicit GateTrajectory(const model::Model<float>& model);
-  // True when the model's heads have a learned gate (there is something to record).
+  // True when one of the model's heads has a learned gate (there is something to record).
   static bool applies(const model::Model<float>& model);
 
   std::vector<std::string> columns() const override { return columns_; }

@@ -6,7 +6,7 @@
 //             dot-product scores equal exactly when every key has the same norm;
 //   seed 003: Ω = A·diag(σ)·Bᵀ over x̃ = [x̂, e_i, 1], its spectrum, and what its top rank-one parts
 //             read: the token-embedding span, the position-embedding span, the bias coordinate.
-// Pure functions of matrices: task/next_token_heads.cpp feeds them a run's heads.
+// Pure functions of matrices: analysis/next_token_heads.cpp feeds them a run's heads.
 #include <Eigen/Dense>
 #include <vector>
 

@@ -14,16 +14,17 @@ namespace ufl::analysis {
 
 using nlohmann::json;
 
-LayerTally::LayerTally(const model::Model<float>& model, int layer, const data::Dataset& dataset,
-                       int saved, bool collect_spectra)
+LayerTally::LayerTally(const model::Model<float>& model, model::PartIndex at, int layer,
+                       const data::Dataset& dataset, int saved, bool collect_spectra)
     : model_(model),
+      at_(at),
       layer_(layer),
       dataset_(dataset),
-      n_(model.layer(layer).shape.n),
-      width_(model.layer(layer).shape.d),
-      r_(model.layer(layer).shape.r),
+      n_(model.part(at.block, at.part).shape.n),
+      width_(model.part(at.block, at.part).shape.d),
+      r_(model.part(at.block, at.part).shape.r),
       saved_(saved),
-      factors_(model.layer(layer).mixer->has_factors()),
+      factors_(model.part(at.block, at.part).mixer->has_factors()),
       operators_(collect_spectra) {
   for (const data::RoutingCheck& check : dataset.kind->routing_checks) {
     checks_.emplace_back();
@@ -33,7 +34,7 @@ LayerTally::LayerTally(const model::Model<float>& model, int layer, const data::
   if (factors_) saved_U_.resize(std::size_t(saved) * n_ * r_), saved_V_.resize(saved_U_.size());
 }
 
-void LayerTally::add(const model::LayerOutputs& outputs, int sample_index,
+void LayerTally::add(const model::PartOutputs& outputs, int sample_index,
                      const std::int32_t* partners) {
   const Eigen::MatrixXd M = to_matrix(outputs.M, n_, n_);
   operators_.add(M);
@@ -79,8 +80,8 @@ std::vector<std::pair<std::string, double>> LayerTally::routing_checks() const {
 }
 
 LayerReport LayerTally::report(const LayerContext& context, bool with_arrays) const {
-  const model::Layer<float>& layer = model_.layer(layer_);
-  const model::ConstParameterViews<float> params = model_.mixer_parameters(layer_);
+  const model::MixerPart<float>& layer = model_.part(at_.block, at_.part);
+  const model::ConstParameterViews<float> params = model_.mixer_parameters(at_.block, at_.part);
   const Eigen::MatrixXd mean = operators_.mean();
   const OperatorScores scores = score_operator(mean, operators_.input_dependence(),
                                                context.half_width, context.reference_basis);
@@ -101,7 +102,8 @@ LayerReport LayerTally::report(const LayerContext& context, bool with_arrays) co
   if (const std::optional<double> gamma = layer.mixer->gate(params)) metrics["gamma"] = *gamma;
   // Y = M H W_v can trade scale between M and W_v: w, the mean diagonal of W_v
   // (docs/experiment.md §3).
-  metrics["value_scale"] = double(model_.w_v(layer_).template cast<double>().trace()) / width_;
+  metrics["value_scale"] =
+      double(model_.w_v(at_.block, at_.part).template cast<double>().trace()) / width_;
   metrics["diagonal_energy"] = diagonals.energy;
   metrics["dominant_offset"] = diagonals.dominant_offset;
   metrics["band_width"] = diagonals.band_width;

@@ -36,13 +36,14 @@ struct LayerReport {
 
 class LayerTally {
  public:
-  // Layer `layer` (0-based) of `model`; keeps M, U, V of the first `saved` test samples;
-  // collect_spectra as OperatorStatistics.
-  LayerTally(const model::Model<float>& model, int layer, const data::Dataset& dataset, int saved,
-             bool collect_spectra);
+  // Layer `layer` (0-based) of `model`, its part `at` measured as a layer (model/block.hpp);
+  // keeps M, U, V of the first `saved` test samples; collect_spectra as OperatorStatistics.
+  LayerTally(const model::Model<float>& model, model::PartIndex at, int layer,
+             const data::Dataset& dataset, int saved, bool collect_spectra);
 
   // One test sample's outputs of this layer; `partners` are the sample's (nullptr without).
-  void add(const model::LayerOutputs& outputs, int sample_index, const std::int32_t* partners);
+  void add(const model::PartOutputs& outputs, int sample_index, const std::int32_t* partners);
+  model::PartIndex at() const { return at_; }
 
   // Scores and verdict; with `arrays`, also the layer's arrays.
   LayerReport report(const LayerContext& context, bool arrays) const;
@@ -63,6 +64,7 @@ class LayerTally {
 
  private:
   const model::Model<float>& model_;
+  model::PartIndex at_;
   int layer_;
   const data::Dataset& dataset_;
   int n_, width_, r_, saved_;

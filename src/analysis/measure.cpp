@@ -18,7 +18,7 @@
 #include "analysis/spectrum.hpp"
 #include "analysis/verdict.hpp"
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 
 namespace ufl::analysis {
@@ -88,9 +88,10 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
   const int half_width = context.half_width, targets_k99 = context.targets_k99;
   const AnalysisConfig& thresholds = context.thresholds;
   const data::DatasetConfig& spec = dataset.spec;
-  const model::Layer<float>& layer = model.layer(0);
+  const model::PartIndex at = layer0.at();
+  const model::MixerPart<float>& layer = model.part(at.block, at.part);
   const model::Mixer<float>& mixer = *layer.mixer;
-  const model::ConstParameterViews<float> mixer_params = model.mixer_parameters(0);
+  const model::ConstParameterViews<float> mixer_params = model.mixer_parameters(at.block, at.part);
   const int n = spec.n, width = layer.shape.d, r = layer.shape.r;
   const bool factors = mixer.has_factors();
   const bool global = dataset.kind->has_partners;
@@ -103,7 +104,7 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
                                                 half_width, reference_basis);
 
   // Y = M X W_v can trade scale between M and W_v; compare w·M̄ with M*, w = trace(W_v)/D.
-  const float* w_v = model.w_v(0).data();
+  const float* w_v = model.w_v(at.block, at.part).data();
   double trace = 0;
   for (int i = 0; i < width; ++i) trace += w_v[i * width + i];
   const double value_scale = trace / width;
@@ -170,7 +171,151 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
     metrics["bilinear"] = bilinear_view(*factors_of, width, n, "", arrays);
 
   // The parsimony verdict, what this mixer can express, and why (docs/universality.md).
-  add_parsimony(metrics, dataset, model, layer_mean, optimal_mean, thresholds);
+  add_parsimony(metrics, dataset, model, at, layer_mean, optimal_mean, thresholds);
+}
+
+// The trained model's pass over the test set: each layer's tally (operators, factors, branch,
+// routing), the stack's squared error and its error per row role.
+struct TestPass {
+  std::vector<LayerTally> layers;
+  RoleErrorTally roles;
+  double test_mse = 0;
+};
+
+TestPass pass_over_test_set(const data::Dataset& dataset, model::Model<float>& model,
+                            const std::vector<model::PartIndex>& measured,
+                            const std::vector<std::string>& row_roles, bool roles, int saved) {
+  const data::SampleSet& test = dataset.test;
+  const int n = dataset.spec.n, d = dataset.spec.d, depth = static_cast<int>(measured.size());
+  const bool global = dataset.kind->has_partners;
+  const std::size_t sample_size = std::size_t(n) * d;
+  TestPass pass{{}, RoleErrorTally(row_roles), 0};
+  for (int l = 0; l < depth; ++l)
+    pass.layers.emplace_back(std::as_const(model), measured[l], l, dataset, saved,
+                             global && depth == 1);
+  double squared_error = 0;
+  model::Evaluator evaluator(model, test.count);
+  evaluator.for_each_sample(test, [&](const model::SampleOutputs& outputs) {
+    const std::int32_t* partners =
+        global ? test.partners.data() + std::size_t(outputs.index) * n : nullptr;
+    for (int l = 0; l < depth; ++l)
+      pass.layers[l].add(outputs.blocks[measured[l].block].parts[measured[l].part], outputs.index,
+                         partners);
+    const float* target = test.target(outputs.index);
+    for (std::size_t e = 0; e < sample_size; ++e) {
+      const double error = double(outputs.Y[e]) - double(target[e]);
+      squared_error += error * error;
+    }
+    if (roles) pass.roles.add(to_matrix(outputs.Y, n, d), target);
+  });
+  // A stop request cuts the pass short; the analysis is given up (the run stays resumable).
+  interrupt::throw_if_stop_requested("analysis");
+  pass.test_mse = squared_error / (double(test.count) * sample_size);
+  return pass;
+}
+
+// The optimum's operators on the test set: M* itself, or for kinds with partners the per-sample
+// optimum with its routing and the first `saved` samples' operators.
+struct OptimumPass {
+  OperatorStatistics operators;
+  RoutingTally routing;
+  std::vector<float> saved;
+};
+
+OptimumPass pass_of_optimum(const data::Dataset& dataset, int saved) {
+  const data::SampleSet& test = dataset.test;
+  const int n = dataset.spec.n;
+  const bool global = dataset.kind->has_partners;
+  OptimumPass pass{OperatorStatistics(global), {}, std::vector<float>(std::size_t(saved) * n * n)};
+  if (!global) {
+    pass.operators.add(dataset.fixed_operator);
+    return pass;
+  }
+  for (int s = 0; s < test.count; ++s) {
+    interrupt::throw_if_stop_requested("analysis");
+    const Eigen::MatrixXd M = data::optimal_operator(dataset, test, s);
+    pass.operators.add(M);
+    pass.routing.add(M, test.partners.data() + std::size_t(s) * n);
+    if (s < saved) {
+      const RowMajor row_major = M;
+      std::copy(row_major.data(), row_major.data() + row_major.size(),
+                pass.saved.begin() + std::size_t(s) * n * n);
+    }
+  }
+  return pass;
+}
+
+// A stack has no single operator: the scores of docs/experiment.md §3 are per layer, and the
+// routing at the top is the last layer's (the one that fills the output).
+void add_stack_top(RunAnalysis& analysis, const data::Dataset& dataset, const TestPass& pass,
+                   const OptimumPass& optimum_pass, const LayerContext& context) {
+  json& metrics = analysis.metrics;
+  const OperatorScores optimum =
+      score_operator(optimum_pass.operators.mean(), optimum_pass.operators.input_dependence(),
+                     context.half_width, context.reference_basis);
+  metrics["optimal"].update(scores_json(optimum));
+  analysis.arrays.push_back(
+      named_vector("M_optimal_singular_values", optimum.spectrum.singular_values));
+  if (dataset.kind->has_partners)
+    metrics["routing_accuracy"] = pass.layers.back().routing().accuracy();
+  for (const auto& [name, accuracy] : pass.layers.back().routing_checks()) metrics[name] = accuracy;
+  metrics["claimed"] = dataset.kind->claimed_operator;
+}
+
+// Each layer (docs/section7.md §4): "layers" and "layer_verdicts", and for a stack each layer's
+// arrays (one layer's are the Section 8 ones of add_single_layer).
+void add_layer_reports(RunAnalysis& analysis, const TestPass& pass, const LayerContext& context) {
+  const bool stack = pass.layers.size() > 1;
+  json layer_metrics = json::array(), verdicts = json::array();
+  for (const LayerTally& layer : pass.layers) {
+    interrupt::throw_if_stop_requested("analysis");
+    LayerReport report = layer.report(context, stack);
+    verdicts.push_back(report.metrics["verdict"]);
+    layer_metrics.push_back(std::move(report.metrics));
+    for (NamedArray& array : report.arrays) analysis.arrays.push_back(std::move(array));
+  }
+  analysis.metrics["layers"] = layer_metrics;
+  analysis.metrics["layer_verdicts"] = verdicts;
+}
+
+// The MSE per row role (induction: blank, key and value rows), of the model, the optimum and the
+// best fixed operator.
+void add_row_errors(json& metrics, const data::Dataset& dataset, const TestPass& pass,
+                    const std::vector<std::string>& row_roles) {
+  const data::SampleSet& test = dataset.test;
+  RoleErrorTally optimal_roles(row_roles), fixed_roles(row_roles);
+  for (int s = 0; s < test.count; ++s) {
+    optimal_roles.add(data::optimal_estimate(dataset, test, s), test.target(s));
+    const Eigen::MatrixXd noisy = to_matrix(test.input(s), dataset.spec.n, dataset.spec.d);
+    fixed_roles.add(dataset.fixed_operator * noisy, test.target(s));
+  }
+  metrics["row_mse"] = role_json(pass.roles);
+  metrics["optimal_row_mse"] = role_json(optimal_roles);
+  metrics["fixed_row_mse"] = role_json(fixed_roles);
+}
+
+json thresholds_json(const AnalysisConfig& thresholds, int half_width) {
+  return {{"iota_min", thresholds.iota_min},     {"tau_min", thresholds.tau_min},
+          {"ell_min", thresholds.ell_min},       {"phi_min", thresholds.phi_min},
+          {"alpha_min", thresholds.alpha_min},   {"eta_min", thresholds.eta_min},
+          {"silent_max", thresholds.silent_max}, {"locality_half_width", half_width}};
+}
+
+// The references every run folder holds: the optimum's mean operator, the targets' spectrum and
+// basis, and for kinds with partners the first samples' optima and partners.
+void add_reference_arrays(std::vector<NamedArray>& arrays, const data::Dataset& dataset,
+                          const OptimumPass& optimum, const GramBasis& targets,
+                          const Eigen::MatrixXd& reference_basis, int saved) {
+  const int n = dataset.spec.n;
+  arrays.push_back(named_matrix("M_optimal", optimum.operators.mean()));
+  arrays.push_back(named_vector("targets_singular_values", targets.singular_values));
+  arrays.push_back(named_matrix("targets_basis", reference_basis));
+  if (!dataset.kind->has_partners) return;
+  arrays.push_back(samples_array("M_optimal_samples", optimum.saved, saved, n, n));
+  NamedArray partners{"partners", {std::size_t(saved), std::size_t(n)}, {}, true};
+  for (std::size_t e = 0; e < std::size_t(saved) * n; ++e)
+    partners.values.push_back(dataset.test.partners[e]);
+  arrays.push_back(partners);
 }
 
 }  // namespace
@@ -178,68 +323,29 @@ void add_single_layer(RunAnalysis& analysis, const data::Dataset& dataset,
 RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& model,
                           const AnalysisConfig& thresholds) {
   const data::DatasetConfig& spec = dataset.spec;
-  const int n = spec.n, d = spec.d, depth = model.depth();
   const data::SampleSet& test = dataset.test;
+  // The layers: the model's parts measured as layers (model/block.hpp; a mixer block's layer).
+  const std::vector<model::PartIndex> measured =
+      model::parts_measured(model, model::Measured::kAsLayer);
   // Kinds with partners (global, induction): the optimum is per sample, and routing is scored.
   const bool global = dataset.kind->has_partners;
   const int saved = std::min(kSavedSamples, test.count);
-  const std::size_t sample_size = std::size_t(n) * d;
   const bool roles = static_cast<bool>(dataset.kind->row_roles);
   const std::vector<std::string> row_roles =
       roles ? dataset.kind->row_roles(spec) : std::vector<std::string>{};
 
-  // One pass over the test set: each layer's operators, factors, branch and routing, and the
-  // stack's errors.
-  std::vector<LayerTally> layers;
-  for (int l = 0; l < depth; ++l)
-    layers.emplace_back(std::as_const(model), l, dataset, saved, global && depth == 1);
-  RoleErrorTally layer_roles(row_roles);
-  double squared_error = 0;
-  model::Evaluator evaluator(model, test.count);
-  evaluator.for_each_sample(test, [&](const model::SampleOutputs& outputs) {
-    const std::int32_t* partners =
-        global ? test.partners.data() + std::size_t(outputs.index) * n : nullptr;
-    for (int l = 0; l < depth; ++l) layers[l].add(outputs.layers[l], outputs.index, partners);
-    const float* target = test.target(outputs.index);
-    for (std::size_t e = 0; e < sample_size; ++e) {
-      const double error = double(outputs.Y[e]) - double(target[e]);
-      squared_error += error * error;
-    }
-    if (roles) layer_roles.add(to_matrix(outputs.Y, n, d), target);
-  });
-  // A stop request cuts the pass short; the analysis is given up (the run stays resumable).
-  interrupt::throw_if_stop_requested("analysis");
-  const double test_mse = squared_error / (double(test.count) * sample_size);
+  const TestPass pass = pass_over_test_set(dataset, model, measured, row_roles, roles, saved);
+  const double test_mse = pass.test_mse;
   const double optimal_mse = data::optimal_mse(dataset, test);
   const double fixed_mse = data::fixed_mse(dataset, test);
-
-  // The optimum's operators: M* itself, or for kinds with partners the per-sample optimum.
-  OperatorStatistics optimal_operators(global);
-  RoutingTally optimal_routing;
-  std::vector<float> saved_optimal(std::size_t(saved) * n * n);
-  if (global) {
-    for (int s = 0; s < test.count; ++s) {
-      interrupt::throw_if_stop_requested("analysis");
-      const Eigen::MatrixXd M = data::optimal_operator(dataset, test, s);
-      optimal_operators.add(M);
-      optimal_routing.add(M, test.partners.data() + std::size_t(s) * n);
-      if (s < saved) {
-        const RowMajor row_major = M;
-        std::copy(row_major.data(), row_major.data() + row_major.size(),
-                  saved_optimal.begin() + std::size_t(s) * n * n);
-      }
-    }
-  } else {
-    optimal_operators.add(dataset.fixed_operator);
-  }
+  const OptimumPass optimum = pass_of_optimum(dataset, saved);
 
   // The reference subspace for α (docs/experiment.md §3): the classical SVD of the training
   // targets.
   const GramBasis targets =
-      left_singular_basis(dataset.train.targets.data(), dataset.train.count, n, d);
+      left_singular_basis(dataset.train.targets.data(), dataset.train.count, spec.n, spec.d);
   const Eigen::MatrixXd reference_basis = targets.left_vectors.leftCols(targets.k99);
   const int half_width = spec.kernel_width / 2;
-  const double eta = optimal_mse / test_mse, eta_fix = fixed_mse / test_mse;
   interrupt::throw_if_stop_requested("analysis");
 
   RunAnalysis analysis;
@@ -248,81 +354,28 @@ RunAnalysis analyze_model(const data::Dataset& dataset, model::Model<float>& mod
   metrics["test_mse"] = test_mse;
   metrics["optimal_mse"] = optimal_mse;
   metrics["fixed_mse"] = fixed_mse;
-  metrics["eta"] = eta;
-  metrics["eta_fix"] = eta_fix;
+  metrics["eta"] = optimal_mse / test_mse;
+  metrics["eta_fix"] = fixed_mse / test_mse;
   add_eta_ceiling(metrics, dataset);
   metrics["mixer"] = model.layer_config.mixer;
-  metrics["depth"] = depth;
+  metrics["depth"] = model.depth();
   metrics["width"] = model.width;
   metrics["residual"] = model.config.residual;
   metrics["targets_k99"] = targets.k99;
-  json optimal = json::object();
-  optimal["mse"] = optimal_mse;
-  if (global) optimal["routing_accuracy"] = optimal_routing.accuracy();
-  metrics["optimal"] = optimal;
+  metrics["optimal"] = {{"mse", optimal_mse}};
+  if (global) metrics["optimal"]["routing_accuracy"] = optimum.routing.accuracy();
 
   const LayerContext context{reference_basis, targets.k99, half_width,
                              test_mse,        fixed_mse,   thresholds};
-  if (depth == 1) {
-    add_single_layer(analysis, dataset, std::as_const(model), layers.front(),
-                     {optimal_operators, optimal_mse}, context, saved);
-  } else {
-    // A stack has no single operator: the scores of docs/experiment.md §3 are per layer, below, and
-    // the routing at the top is the last layer's (the one that fills the output).
-    const OperatorScores optimum =
-        score_operator(optimal_operators.mean(), optimal_operators.input_dependence(), half_width,
-                       reference_basis);
-    metrics["optimal"].update(scores_json(optimum));
-    analysis.arrays.push_back(
-        named_vector("M_optimal_singular_values", optimum.spectrum.singular_values));
-    if (global) metrics["routing_accuracy"] = layers.back().routing().accuracy();
-    for (const auto& [name, accuracy] : layers.back().routing_checks()) metrics[name] = accuracy;
-    metrics["claimed"] = dataset.kind->claimed_operator;
-  }
-
-  // Each layer (docs/section7.md §4); for one layer its arrays are the Section 8 ones above.
-  json layer_metrics = json::array(), verdicts = json::array();
-  for (const LayerTally& layer : layers) {
-    interrupt::throw_if_stop_requested("analysis");
-    LayerReport report = layer.report(context, depth > 1);
-    verdicts.push_back(report.metrics["verdict"]);
-    layer_metrics.push_back(std::move(report.metrics));
-    for (NamedArray& array : report.arrays) analysis.arrays.push_back(std::move(array));
-  }
-  metrics["layers"] = layer_metrics;
-  metrics["layer_verdicts"] = verdicts;
-
-  // The MSE per row role (induction: blank, key and value rows), of the model, the optimum and
-  // the best fixed operator.
-  if (roles) {
-    RoleErrorTally optimal_roles(row_roles), fixed_roles(row_roles);
-    for (int s = 0; s < test.count; ++s) {
-      optimal_roles.add(data::optimal_estimate(dataset, test, s), test.target(s));
-      const Eigen::MatrixXd noisy = to_matrix(test.input(s), n, d);
-      fixed_roles.add(dataset.fixed_operator * noisy, test.target(s));
-    }
-    metrics["row_mse"] = role_json(layer_roles);
-    metrics["optimal_row_mse"] = role_json(optimal_roles);
-    metrics["fixed_row_mse"] = role_json(fixed_roles);
-  }
-
-  metrics["thresholds"] = {
-      {"iota_min", thresholds.iota_min},     {"tau_min", thresholds.tau_min},
-      {"ell_min", thresholds.ell_min},       {"phi_min", thresholds.phi_min},
-      {"alpha_min", thresholds.alpha_min},   {"eta_min", thresholds.eta_min},
-      {"silent_max", thresholds.silent_max}, {"locality_half_width", half_width}};
-
-  auto& arrays = analysis.arrays;
-  arrays.push_back(named_matrix("M_optimal", optimal_operators.mean()));
-  arrays.push_back(named_vector("targets_singular_values", targets.singular_values));
-  arrays.push_back(named_matrix("targets_basis", reference_basis));
-  if (global) {
-    arrays.push_back(samples_array("M_optimal_samples", saved_optimal, saved, n, n));
-    NamedArray partners{"partners", {std::size_t(saved), std::size_t(n)}, {}, true};
-    for (std::size_t e = 0; e < std::size_t(saved) * n; ++e)
-      partners.values.push_back(test.partners[e]);
-    arrays.push_back(partners);
-  }
+  if (pass.layers.size() == 1)
+    add_single_layer(analysis, dataset, std::as_const(model), pass.layers.front(),
+                     {optimum.operators, optimal_mse}, context, saved);
+  else
+    add_stack_top(analysis, dataset, pass, optimum, context);
+  add_layer_reports(analysis, pass, context);
+  if (roles) add_row_errors(metrics, dataset, pass, row_roles);
+  metrics["thresholds"] = thresholds_json(thresholds, half_width);
+  add_reference_arrays(analysis.arrays, dataset, optimum, targets, reference_basis, saved);
   return analysis;
 }
 

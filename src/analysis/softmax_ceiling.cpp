@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 namespace ufl::analysis {
 namespace {

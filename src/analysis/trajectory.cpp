@@ -26,7 +26,7 @@ std::vector<std::string> ScoreTrajectory::columns() const {
 void ScoreTrajectory::begin() { operators_ = OperatorStatistics(false); }
 
 void ScoreTrajectory::observe(const model::SampleOutputs& outputs) {
-  const float* M = outputs.layers.front().M;
+  const float* M = outputs.blocks.front().parts.front().M;
   operators_.add(
       Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(M, n_,
                                                                                               n_)
@@ -34,7 +34,7 @@ void ScoreTrajectory::observe(const model::SampleOutputs& outputs) {
 }
 
 std::vector<double> ScoreTrajectory::finish(const model::Model<float>& model) {
-  const std::optional<double> gate = model.layer(0).mixer->gate(model.mixer_parameters(0));
+  const std::optional<double> gate = model.part(0).mixer->gate(model.mixer_parameters(0));
   const Eigen::MatrixXd mean = operators_.mean();
   return {gate.value_or(std::numeric_limits<double>::quiet_NaN()),
           operators_.input_dependence(),

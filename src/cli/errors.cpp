@@ -7,9 +7,9 @@
 
 #include "cli/exit_codes.hpp"
 #include "config/load.hpp"
-#include "interrupt/stop_request.hpp"
 #include "io/io_error.hpp"
 #include "io/log.hpp"
+#include "io/stop_request.hpp"
 #include "train/trainer.hpp"
 
 namespace ufl::cli {

@@ -13,14 +13,14 @@
 #include "cli/stop_signals.hpp"
 #include "config/load.hpp"
 #include "data/rng.hpp"
-#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/log.hpp"
+#include "io/stop_request.hpp"
 #include "model/model.hpp"
 #include "results/run_writer.hpp"
 #include "task/registry.hpp"
-#include "task/token_head.hpp"
+#include "task/token_ends.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
 
@@ -155,7 +155,7 @@ int run_sample(const SampleArguments& arguments) {
     }
 
     model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                              task::make_token_head<float>(int(vocab.size())));
+                              task::make_token_ends<float>(int(vocab.size())));
     try {
       results::read_parameters(run, model.params);
     } catch (const io::IoError& error) {
@@ -166,7 +166,7 @@ int run_sample(const SampleArguments& arguments) {
     tape.plan();
     const int n = model.n, width = model.width;
     const ConstMatrixMap<float> table =
-        std::as_const(model.params).matrix(task::token_head(model).table(model));
+        std::as_const(model.params).matrix(task::token_table(model));
     data::Rng rng(arguments.seed, data::Stream::kSampling);
     // The next character after `tokens` (the last n of them at positions 0…; later positions
     // hold anything, the model is causal).

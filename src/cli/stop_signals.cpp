@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "cli/exit_codes.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 namespace ufl::cli {
 namespace {

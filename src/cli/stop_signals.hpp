@@ -1,6 +1,6 @@
 #pragma once
 // Ctrl-C and SIGTERM for one command. The first signal sets the stop request
-// (interrupt/stop_request.hpp), which training, evaluation, analysis and data generation check
+// (io/stop_request.hpp), which training, evaluation, analysis and data generation check
 // often enough to stop within a fraction of a second; a second signal ends the process at once.
 // A watchdog thread keeps the promise of stopping within a second where no check can be made
 // (inside a long Eigen decomposition at large n, reading a large file): if the command has not

@@ -21,19 +21,19 @@
 #include "data/corpus_identity.hpp"
 #include "data/dataset_files.hpp"
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/available_memory.hpp"
 #include "io/io_error.hpp"
 #include "io/log.hpp"
 #include "io/run_folder.hpp"
 #include "io/stale_staging.hpp"
+#include "io/stop_request.hpp"
 #include "results/figures.hpp"
 #include "results/run_writer.hpp"
 #include "run/task_run.hpp"
 #include "task/registry.hpp"
 #include "train/checkpoint.hpp"
-#include "train/free_cores.hpp"
+#include "train/thread_count.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
 #include "ufl/version.hpp"
@@ -486,7 +486,7 @@ class TrainCommand {
     guard_.remove_stale();
 
     // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
-    // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
+    // work leaves free, measured now and every 2 s between steps (train/thread_count.hpp).
     train::ThreadGovernor governor(
         arguments_.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
         omp_get_max_threads());

@@ -1,5 +1,8 @@
 #include "config/describe.hpp"
 
+#include <string>
+#include <vector>
+
 #include "config/keys.hpp"
 #include "data/registry.hpp"
 #include "model/mixers/registry.hpp"
@@ -10,6 +13,21 @@ namespace {
 // "" for a key of every run; else whose it is: " (dataset kind 'periodic' only)".
 std::string owner_note(const Key& key) {
   return key.owners.everyone() ? "" : " (" + key.owners.describe() + " only)";
+}
+
+// What a mixer is, from its properties (model/mixer.hpp), as the rest of the program asks it.
+std::string mixer_properties(const model::Mixer<float>& mixer) {
+  std::vector<std::string> words = {mixer.input_dependent() ? "M from the input"
+                                                            : "one M for every input"};
+  if (mixer.softmax_branch())
+    words.push_back(mixer.learned_gate() ? "softmax blended with S by a learned gate"
+                                         : "softmax only");
+  if (mixer.distance_scores()) words.push_back("distance scores");
+  if (mixer.has_factors()) words.push_back("factors U, V");
+  if (!mixer.has_causal_form()) words.push_back("no causal form");
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : ", ") + word;
+  return text;
 }
 
 // Markdown table cells: '|' would end the cell.
@@ -38,7 +56,8 @@ std::string describe_keys_text() {
                  : " (the seed paper claims " + kind.claimed_operator + " emerges)\n");
   text += "\nMixers (layer.mixer):\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())
-    text += "  " + std::string(mixer->name()) + ": " + std::string(mixer->summary()) + "\n";
+    text += "  " + std::string(mixer->name()) + ": " + std::string(mixer->summary()) + "\n      " +
+            mixer_properties(*mixer) + "\n";
   return text;
 }
 
@@ -69,11 +88,11 @@ std::string describe_keys_markdown() {
         " |\n";
   page +=
       "\n## Mixers\n\n"
-      "| `layer.mixer` | what it is |\n"
-      "|---|---|\n";
+      "| `layer.mixer` | what it is | its properties (model/mixer.hpp) |\n"
+      "|---|---|---|\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())
-    page +=
-        "| `" + std::string(mixer->name()) + "` | " + cell(std::string(mixer->summary())) + " |\n";
+    page += "| `" + std::string(mixer->name()) + "` | " + cell(std::string(mixer->summary())) +
+            " | " + cell(mixer_properties(*mixer)) + " |\n";
   return page;
 }
 

@@ -203,7 +203,7 @@ std::vector<Key> build_table() {
                 }
                 return "denoise with model.block = \"" + c.model.block +
                        "\" (next_token needs model.block = \"transformer\", whose embeddings "
-                       "and tied head it reads)";
+                       "and tied unembedding it reads)";
               }),
       Entry<std::string>("dataset.kind", &Config::dataset, &data::DatasetConfig::kind,
                          "which data: a synthetic denoising kind (docs/experiment.md §1) or a "

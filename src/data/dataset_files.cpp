@@ -4,10 +4,10 @@
 #include <stdexcept>
 
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/npy.hpp"
+#include "io/stop_request.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::data {

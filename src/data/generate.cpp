@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "data/registry.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 namespace ufl::data {
 namespace {

@@ -10,7 +10,7 @@
 #include <csignal>
 #include <thread>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 extern char** environ;
 

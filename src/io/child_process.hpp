@@ -1,7 +1,7 @@
 #pragma once
 // Runs another program (the figure scripts' Python) so that a stop request reaches it: unlike
 // std::system, which ignores SIGINT in the caller until the child ends, the caller keeps its
-// handlers, and a stop request (interrupt/stop_request.hpp) ends the child at once.
+// handlers, and a stop request (io/stop_request.hpp) ends the child at once.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
 #include "model/block.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ufl::model {
@@ -19,15 +20,29 @@ std::string names_of(const std::vector<Record>& table) {
   return names;
 }
 
-}  // namespace
-
-// The registry of block kinds: one line per kind, each defined in its file of model/blocks/.
-const std::vector<const BlockKind*>& block_kinds() {
-  static const std::vector<const BlockKind*> table = {
+// The registry of block kinds: one line per kind, each defined in its file of model/blocks/;
+// kinds registered while the program runs (BlockKindRegistration) follow.
+std::vector<const BlockKind*>& registered_kinds() {
+  static std::vector<const BlockKind*> table = {
       &mixer_block_kind(),        // ρ·H + M(H)·H·W_v: Section 8's layer, section 7's stack
       &transformer_block_kind(),  // pre-norm heads and MLP (docs/transformer.md §1)
   };
   return table;
+}
+
+}  // namespace
+
+const std::vector<const BlockKind*>& block_kinds() { return registered_kinds(); }
+
+BlockKindRegistration::BlockKindRegistration(const BlockKind& kind) : kind_(kind) {
+  if (find_block_kind(kind.name()) != nullptr)
+    throw std::logic_error("BlockKindRegistration: model.block '" + kind.name() +
+                           "' is registered already");
+  registered_kinds().push_back(&kind);
+}
+BlockKindRegistration::~BlockKindRegistration() {
+  std::vector<const BlockKind*>& kinds = registered_kinds();
+  kinds.erase(std::remove(kinds.begin(), kinds.end(), &kind_), kinds.end());
 }
 const BlockKind* find_block_kind(const std::string& name) {
   for (const BlockKind* kind : block_kinds())

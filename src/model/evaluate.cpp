@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "tape/parallel.hpp"
 
 namespace ufl::model {
@@ -38,13 +38,12 @@ SampleOutputs Evaluator::outputs_of(int first, int s) const {
     return var.valid() ? tape_.value(var).sample(s) : nullptr;
   };
   SampleOutputs outputs{first + s, {}, tape_.value(graph_.y).sample(s)};
-  for (const LayerGraph<float>& layer : graph_.layers)
-    outputs.layers.push_back(LayerOutputs{sample_of(layer.branch.M), sample_of(layer.branch.U),
-                                          sample_of(layer.branch.V), sample_of(layer.output),
-                                          sample_of(layer.input), sample_of(layer.branch.out)});
   for (const BlockGraph& block : graph_.blocks) {
-    outputs.head_m.emplace_back();
-    for (const MixerGraph& head : block.heads) outputs.head_m.back().push_back(sample_of(head.M));
+    outputs.blocks.emplace_back();
+    for (const MixerGraph& part : block.parts)
+      outputs.blocks.back().parts.push_back(PartOutputs{sample_of(part.M), sample_of(part.U),
+                                                        sample_of(part.V), sample_of(part.input),
+                                                        sample_of(part.out)});
   }
   return outputs;
 }

@@ -2,7 +2,7 @@
 // Forward-only passes of the model over a whole sample set, in chunks, sharing the parameters
 // with the training tape (the composite graph, which exposes every layer's M, U and V). The
 // per-sample squared errors are summed in sample order, so the test MSE does not depend on the
-// thread count. After a stop request (interrupt/stop_request.hpp) a pass returns early and
+// thread count. After a stop request (io/stop_request.hpp) a pass returns early and
 // incomplete; its caller checks the request and discards the result.
 #include <functional>
 #include <vector>
@@ -12,22 +12,25 @@
 
 namespace ufl::model {
 
-// What one layer computed for one sample (views valid during the callback).
-struct LayerOutputs {
+// What one part of a block (model/block.hpp: a layer, a head) computed for one sample (views
+// valid during the callback).
+struct PartOutputs {
   const float* M;  // n×n (the same matrix for every sample when the mixer is input-independent)
   const float* U;  // n×r, nullptr when the mixer has no factors
   const float* V;  // n×r, likewise
-  const float* H;  // n×D, the layer's output H_l
-  const float* input;   // n×D, its input H_{l−1} (H_0 = [X, 0])
-  const float* branch;  // n×D, its branch M(H_{l−1})·H_{l−1}·W_v
+  // Its input, n×D: a layer's H_{l−1} (H_0 = [X, 0]), a head's normalised stream x̂.
+  const float* input;
+  const float* branch;  // its branch M·input·W_v: n×D for a layer, n×(D/h) for a head
+};
+
+struct BlockOutputs {
+  std::vector<PartOutputs> parts;  // in the order of Block::parts
 };
 
 struct SampleOutputs {
   int index;
-  std::vector<LayerOutputs> layers;  // mixer blocks
-  const float* Y;                    // n×d
-  // Transformer blocks: head k of block l's operator M (n×n), head_m[l][k].
-  std::vector<std::vector<const float*>> head_m = {};
+  std::vector<BlockOutputs> blocks;
+  const float* Y;  // n×d
 };
 
 class Evaluator {

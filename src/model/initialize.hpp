@@ -1,7 +1,7 @@
 #pragma once
 // The model's initial parameters (docs/experiment.md §2; docs/section7.md §1; docs/transformer.md
-// §4): one initialisation stream, drawn from in parameter order: the head's input (E), P (GPT-2's
-// N(0, init_std²)) where the model has it, each block as its kind says, the head's output (the
+// §4): one initialisation stream, drawn from in parameter order: the input end (E), P (GPT-2's
+// N(0, init_std²)) where the model has it, each block as its kind says, the output end (the
 // final norm).
 #include <algorithm>
 #include <cstdint>
@@ -20,10 +20,10 @@ void initialize(Model<T>& model, std::uint64_t seed) {
     for (Eigen::Index e = 0; e < matrix.size(); ++e)
       matrix.data()[e] = T(model.config.init_std * rng.normal());
   };
-  model.head->initialize_input(model, rng);
+  model.ends->initialize_input(model, rng);
   if (model.position_table >= 0) normal(model.position_table);
   for (const auto& block : model.blocks) block->initialize(model, rng);
-  model.head->initialize_output(model, rng);
+  model.ends->initialize_output(model, rng);
 }
 
 }  // namespace ufl::model

@@ -13,20 +13,19 @@
 
 namespace ufl::model {
 
+// Its one part (Block::parts) is the layer's mixer with its parameters and W_v, measured as a
+// layer (model/block.hpp).
 template <class T>
 struct Layer : Block<T> {
-  const Mixer<T>* mixer = nullptr;
-  LayerShape shape;
-  std::vector<int> mixer_slices;  // the model's parameter slice of each of mixer->parameters()
-  int w_v_slice = -1;
+  const MixerPart<T>& part() const { return this->parts.front(); }
 
   // The mixer draws its parameters; W_v starts at I, or at 0 on a residual stream (each branch
   // starts silent).
   void initialize(Model<T>& model, data::Rng& rng) const override {
     ParameterViews<T> views;
-    for (int index : mixer_slices) views.push_back(model.params.matrix(index));
-    mixer->initialize(views, shape, model.layer_config, rng);
-    if (!model.config.residual) model.params.matrix(w_v_slice).setIdentity();
+    for (int index : part().mixer_slices) views.push_back(model.params.matrix(index));
+    part().mixer->initialize(views, part().shape, model.layer_config, rng);
+    if (!model.config.residual) model.params.matrix(part().value_slice).setIdentity();
   }
   Var record(Tape<T>& tape, Model<T>& model, Var h, bool with_grads, LayerKernels kernels,
              ModelGraph<T>& graph) const override;
@@ -35,7 +34,7 @@ struct Layer : Block<T> {
 template <class T>
 struct LayerGraph {
   Var input, output;  // H_{l−1} and H_l, [B, n, d]
-  MixerGraph branch;  // M(H)·H·W_v, its penalty, and (composite) M, U, V
+  MixerGraph branch;  // M(H)·H·W_v, its penalty, and (composite) M, U, V; its input is H_{l−1}
   std::vector<Var> params;
   Var w_v;
 };
@@ -45,6 +44,7 @@ struct LayerGraph {
 template <class T>
 LayerGraph<T> record_layer(Tape<T>& tape, const Layer<T>& layer, Parameters<T>& params, Var h,
                            bool residual, bool with_grads, LayerKernels kernels) {
+  const MixerPart<T>& part = layer.part();
   LayerGraph<T> graph;
   graph.input = h;
   auto parameter = [&](int index) {
@@ -52,11 +52,12 @@ LayerGraph<T> record_layer(Tape<T>& tape, const Layer<T>& layer, Parameters<T>& 
     return tape.parameter(params.value(index), with_grads ? params.grad(index) : nullptr,
                           slice.rows, slice.cols, slice.name);
   };
-  for (int index : layer.mixer_slices) graph.params.push_back(parameter(index));
-  graph.w_v = parameter(layer.w_v_slice);
+  for (int index : part.mixer_slices) graph.params.push_back(parameter(index));
+  graph.w_v = parameter(part.value_slice);
   // Only training needs the penalty (with_grads); evaluation skips it.
   graph.branch =
-      layer.mixer->record(tape, h, graph.params, graph.w_v, layer.shape, kernels, with_grads);
+      part.mixer->record(tape, h, graph.params, graph.w_v, part.shape, kernels, with_grads);
+  graph.branch.input = h;
   graph.output = residual ? add(tape, h, graph.branch.out, "H") : graph.branch.out;
   return graph;
 }
@@ -64,9 +65,11 @@ LayerGraph<T> record_layer(Tape<T>& tape, const Layer<T>& layer, Parameters<T>& 
 template <class T>
 Var Layer<T>::record(Tape<T>& tape, Model<T>& model, Var h, bool with_grads, LayerKernels kernels,
                      ModelGraph<T>& graph) const {
-  graph.layers.push_back(
-      record_layer(tape, *this, model.params, h, model.config.residual, with_grads, kernels));
-  return graph.layers.back().output;
+  const LayerGraph<T> layer =
+      record_layer(tape, *this, model.params, h, model.config.residual, with_grads, kernels);
+  graph.blocks.push_back(
+      BlockGraph{layer.input, layer.output, {layer.branch}, layer.branch.kernel});
+  return layer.output;
 }
 
 }  // namespace ufl::model

@@ -83,7 +83,7 @@ struct DerivedArray {
 // docs/transformer.md §8): tensors on the tape, shared by the batch, that the mixer builds from
 // the head's parameters once per step. Either scores
 //   S = (x̂·W_q + O_q)(x̂·W_k + O_k)ᵀ   (the head's scales, Σ and 1/√r, folded into W_q and O_q),
-//   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_head.hpp),
+//   M = (1−γ)·A + γ·softmax(S) with a gate (A = S, or its causal row mean: score_kernel.hpp),
 //   M = softmax(S) without,
 // or one operator M for every input. The scores are S = Q·Kᵀ, or any other score function of Q
 // and K (score_core.hpp): the distance mixer's S_ij = −½‖Q_i − K_j‖² (it folds √(σ/√r) into both
@@ -111,6 +111,9 @@ class Mixer {
   virtual std::string_view summary() const = 0;  // one line for --describe and the docs
   // M depends on the input (attention-like), rather than being one matrix for every sample.
   virtual bool input_dependent() const = 0;
+  // M holds softmax(S) of scores built from the input (the branch that routes by content). Without
+  // a learned gate M = softmax(S) and every operator is row-stochastic (attention's form).
+  virtual bool softmax_branch() const { return false; }
   // M blends a linear branch with the softmax by a learned gate γ, so its kernel keeps S beside
   // softmax(S) (the memory estimate counts both).
   virtual bool learned_gate() const { return false; }

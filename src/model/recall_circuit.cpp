@@ -3,10 +3,34 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "model/mixers/universal.hpp"
 
 namespace ufl::model {
+namespace {
+
+// The circuit writes a universal layer's parameters (A, B, s, g; UniversalMixer's kA … kG) and
+// needs its form, M = (1−γ)·S + γ·softmax(S) of dot-product scores: asked of the layer's mixer
+// (its properties and its parameters' names), not of its name.
+template <class T>
+bool universal_form(const MixerPart<T>& layer, const LayerConfig& config) {
+  const Mixer<T>& mixer = *layer.mixer;
+  if (!mixer.softmax_branch() || !mixer.learned_gate() || mixer.distance_scores()) return false;
+  const std::vector<TensorSpec> specs = mixer.parameters(layer.shape, config);
+  const std::vector<std::pair<int, std::string>> expected = {{UniversalMixer<T>::kA, "A"},
+                                                             {UniversalMixer<T>::kB, "B"},
+                                                             {UniversalMixer<T>::kS, "s"},
+                                                             {UniversalMixer<T>::kG, "g"}};
+  if (specs.size() != expected.size()) return false;
+  for (const auto& [index, name] : expected)
+    if (specs[index].name != name) return false;
+  return true;
+}
+
+}  // namespace
 
 template <class T>
 void set_recall_circuit(Model<T>& model, double noise, const RecallCircuit& circuit) {
@@ -18,9 +42,8 @@ void set_recall_circuit(Model<T>& model, double noise, const RecallCircuit& circ
   require(n % 4 == 0, "needs n divisible by 4 (induction data)");
   require(width >= 2 * d, "needs a stream of width D ≥ 2d");
   for (int l = 0; l < model.depth(); ++l)
-    require(dynamic_cast<const UniversalMixer<T>*>(model.layer(l).mixer) != nullptr,
-            "needs universal layers");
-  const int r = model.layer(0).shape.r;
+    require(universal_form(model.part(l), model.layer_config), "needs universal layers");
+  const int r = model.part(0).shape.r;
   require(r >= n - 1 && r >= d + pairs + 1, "needs rank r ≥ max(n − 1, d + n/4 + 1)");
   using Mixer = UniversalMixer<T>;
   const int content = 0, position = width;  // first rows of A and B for h and for e_i

@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "interrupt/stop_request.hpp"
 #include "io/child_process.hpp"
 #include "io/log.hpp"
+#include "io/stop_request.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::results {

@@ -23,13 +23,16 @@ void write_parameters(const std::filesystem::path& folder, const model::Model<fl
     io::write_npy(path, params.values.data() + slice.offset,
                   {std::size_t(slice.rows), std::size_t(slice.cols)});
   }
-  // The arrays a mixer block's mixer derives from its parameters (Σ = softplus(s)).
-  const int depth = model.depth();
-  for (int l = 0; l < depth; ++l) {
-    const auto* layer = dynamic_cast<const model::Layer<float>*>(model.blocks[l].get());
-    if (layer == nullptr) continue;
-    const std::string prefix = depth == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
-    for (const auto& array : layer->mixer->derived_arrays(model.mixer_parameters(l))) {
+  // The arrays the mixer of each part measured as a layer (model/block.hpp) derives from its
+  // parameters (Σ = softplus(s)): Section 8's names for one layer, prefixed layer<l>/ in a stack.
+  const std::vector<model::PartIndex> layers =
+      model::parts_measured(model, model::Measured::kAsLayer);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const model::PartIndex at = layers[l];
+    const std::string prefix = layers.size() == 1 ? "" : "layer" + std::to_string(l + 1) + "/";
+    for (const auto& array :
+         model.part(at.block, at.part)
+             .mixer->derived_arrays(model.mixer_parameters(at.block, at.part))) {
       const std::filesystem::path path = folder / (prefix + array.name + ".npy");
       std::filesystem::create_directories(path.parent_path());
       io::write_npy(path, array.values.data(), array.shape);

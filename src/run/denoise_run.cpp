@@ -28,11 +28,11 @@ class DenoiseRun : public TaskRun {
                      ? data::generate(config.dataset, config.dataset_seed)
                      : data::load_dataset(data_dir, config.dataset, config.dataset_seed,
                                           config::to_json(config)["dataset"])),
-        model_(config.dataset.n, config.dataset.d, config.model, config.layer) {
+        model_(config.dataset.n, config.dataset.d, config.model, config.layer),
+        by_layer_(model::every_part_measured(model_, model::Measured::kAsLayer)) {
     model::initialize(model_, config.seed);
     // The trajectory reads the first layer's operator of a stack measured layer by layer.
-    if (!model_.kind->measured_by_head())
-      trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
+    if (by_layer_) trajectory_ = std::make_unique<analysis::ScoreTrajectory>(dataset_);
   }
 
   const task::TaskRecord& record() const override { return record_; }
@@ -57,16 +57,17 @@ class DenoiseRun : public TaskRun {
                               {record_.loss_column, record_.metric_column, record_.bits});
     if (trajectory_) results::write_trajectory(folder, trajectory_->columns(), training.probe_rows);
   }
+  // What the blocks' record says (model/block.hpp): a stack whose parts are all layers gets
+  // Section 8's measures of each layer; any other is measured end to end and head by head.
   nlohmann::json analyze(const std::filesystem::path& folder) override {
-    if (model_.kind->measured_by_head())
-      return analysis::analyze_blocks(dataset_, model_, config_.analysis, folder);
+    if (!by_layer_) return analysis::analyze_blocks(dataset_, model_, config_.analysis, folder);
     analysis::RunAnalysis analysis = analysis::analyze_model(dataset_, model_, config_.analysis);
     for (const analysis::NamedArray& array : analysis.arrays) results::write_array(folder, array);
     return analysis.metrics;
   }
   std::vector<std::string> figure_scripts() const override {
     // Section 8 and 7 draw theirs in their reports.
-    if (!model_.kind->measured_by_head()) return {};
+    if (by_layer_) return {};
     return {"head_map.py"};
   }
   std::vector<std::string> report(const nlohmann::json& metrics) const override {
@@ -91,6 +92,7 @@ class DenoiseRun : public TaskRun {
   const task::TaskRecord& record_;
   data::Dataset dataset_;
   model::Model<float> model_;
+  bool by_layer_;  // every part of every block measured as a layer
   std::unique_ptr<analysis::ScoreTrajectory> trajectory_;
   std::unique_ptr<task::DenoiseSession> session_;
 };

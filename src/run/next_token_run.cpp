@@ -1,6 +1,6 @@
 // The next_token task inside `ufl train` and `ufl analyze` (docs/transformer.md): token data
-// (text or mqar), a model with token and position embeddings and a tied head, and at the end the
-// validation loss in nats and bits, the accuracy, and what each head became.
+// (text or mqar), a model with token and position embeddings and a tied unembedding, and at the end
+// the validation loss in nats and bits, the accuracy, and what each head became.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,12 +9,12 @@
 
 #include "analysis/block_heads.hpp"
 #include "analysis/gate_trajectory.hpp"
+#include "analysis/next_token_heads.hpp"
 #include "data/corpus_identity.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "run/task_run.hpp"
-#include "task/next_token_heads.hpp"
 #include "task/next_token_session.hpp"
 
 namespace ufl::run {
@@ -27,7 +27,7 @@ class NextTokenRun : public TaskRun {
         record_(record),
         data_(data::generate_tokens(config.dataset, config.dataset_seed)),
         model_(config.dataset.n, 0, config.model, config.layer,
-               task::make_token_head<float>(int(data_.vocab.size()))) {
+               task::make_token_ends<float>(int(data_.vocab.size()))) {
     model::initialize(model_, config.seed);
     if (analysis::GateTrajectory::applies(model_))
       gates_ = std::make_unique<analysis::GateTrajectory>(model_);
@@ -76,14 +76,14 @@ class NextTokenRun : public TaskRun {
     metrics["validation_bits"] = scores.loss / std::numbers::ln2;
     metrics["validation_accuracy"] = scores.accuracy;
     metrics["validation_windows"] = data_.validation.count();
-    metrics["layers"] = task::analyze_heads(model_, data_.validation, analysis::kHeadWindows,
-                                            config_.analysis, folder);
+    metrics["layers"] = analysis::analyze_heads(model_, data_.validation, analysis::kHeadWindows,
+                                                config_.analysis, folder);
     // The seeds' measures (docs/transformer.md §11), beside the same model at its start.
     model::Model<float> initial = model_;
     model::initialize(initial, config_.seed);
     results::write_json(
         folder / "heads.json",
-        task::head_structure(model_, initial, data_.validation, task::kStructureWindows));
+        analysis::head_structure(model_, initial, data_.validation, analysis::kStructureWindows));
     metrics["head_structure"] = "heads.json";
     return metrics;
   }

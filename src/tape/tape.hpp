@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "tape/parallel.hpp"
 #include "tensor/tensor.hpp"
 
@@ -419,7 +419,7 @@ class Tape {
   // after every other op has run on each one. Each group still runs its ops in order on one
   // thread, a shared input's gradient slot still sums the samples in order, and nothing one group
   // computes is read by another until the loop ends, so the split never changes a result. After a
-  // stop request (interrupt/stop_request.hpp) the body returns early: the pass is left incomplete
+  // stop request (io/stop_request.hpp) the body returns early: the pass is left incomplete
   // and its caller discards it.
   template <class Body>
   void for_each_thread_groups(Body&& body) {

@@ -28,8 +28,7 @@ double DenoiseSession::evaluate(int observed,
 
 std::vector<std::string> DenoiseSession::kernels() const {
   std::vector<std::string> names;
-  for (const auto& layer : graph_.layers) names.push_back(layer.branch.kernel);
-  for (const auto& block : graph_.blocks) names.push_back(block.kernel);
+  for (const model::BlockGraph& block : graph_.blocks) names.push_back(block.kernel);
   return names;
 }
 

@@ -7,7 +7,6 @@
 
 namespace ufl::task {
 
-using model::LayerGraph;
 using model::ModelGraph;
 
 // One sample's squared error per element, ‖Y − C‖²_F/(n·d); R = Y − C is kept for backward.
@@ -76,9 +75,10 @@ LossGraph<T> record_loss(Tape<T>& tape, const ModelGraph<T>& model, double ortho
   graph.target = tape.input(tape.shape(model.y), "C");
   graph.mse = column_mean(tape, squared_error(tape, model.y, graph.target), 0, "mse");
   std::vector<Var> penalties;
-  for (const LayerGraph<T>& layer : model.layers)
-    if (layer.branch.penalty.valid())
-      penalties.push_back(column_mean(tape, layer.branch.penalty, 0, "orthogonality"));
+  for (const model::BlockGraph& block : model.blocks)
+    for (const model::MixerGraph& part : block.parts)
+      if (part.penalty.valid())
+        penalties.push_back(column_mean(tape, part.penalty, 0, "orthogonality"));
   if (penalties.empty()) {
     graph.orthogonality = tape.constant(Shape{1, 1, 1}, "orthogonality");  // 0
     graph.loss = graph.mse;

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "tape/ops.hpp"
 
 namespace ufl::task {
@@ -16,7 +16,7 @@ TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int
   graph.targets = tape.input(Shape{batch, model.n, 1}, "next_tokens");
   graph.weights = tape.input(Shape{batch, model.n, 1}, "weights");
   const CrossEntropyGraph entropy =
-      token_head(model).record_loss(tape, graph.model, graph.targets, graph.weights);
+      record_token_loss(tape, graph.model, graph.targets, graph.weights);
   graph.loss = entropy.loss;
   graph.correct = entropy.correct;
   return graph;

@@ -1,13 +1,13 @@
 #pragma once
 // The next_token task on the tape (docs/transformer.md §1): the model reads n token ids, its final
-// norm's output goes through the tied head (logits = norm(H_L)·Eᵀ) into the cross-entropy of each
-// position's next token, in nats, weighted per position (mqar scores only the values after
+// norm's output goes through the tied unembedding (logits = norm(H_L)·Eᵀ) into the cross-entropy of
+// each position's next token, in nats, weighted per position (mqar scores only the values after
 // queries). The held-out metric is the mean validation loss over the fixed validation windows.
 #include <memory>
 
 #include "data/tokens.hpp"
 #include "model/model.hpp"
-#include "task/token_head.hpp"
+#include "task/token_ends.hpp"
 #include "train/session.hpp"
 
 namespace ufl::task {

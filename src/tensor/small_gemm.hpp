@@ -9,7 +9,7 @@
 // The summation order over the inner dimension is fixed (k = 0, 1, …), so results do not
 // depend on threads, only on the sizes.
 //
-// A stop request (interrupt/stop_request.hpp) ends a product between column blocks, leaving C
+// A stop request (io/stop_request.hpp) ends a product between column blocks, leaving C
 // partly computed: at n = 4096 one product takes seconds, a column block milliseconds.
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 namespace ufl {
 

@@ -1,6 +1,7 @@
 #include "train/resource_estimate.hpp"
 
 #include "model/block.hpp"
+#include "model/mixers/registry.hpp"
 
 namespace ufl::train {
 
@@ -11,8 +12,8 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
   // Each kind of block counts its own (model/blocks/); an unknown one as the first kind.
   const model::BlockKind* kind = model::find_block_kind(model.block);
   return (kind != nullptr ? *kind : *model::block_kinds().front())
-      .estimate(dataset, layer, model, {train.batch_size, train.steps, train.eval_every}, threads,
-                data_from_files);
+      .estimate(dataset, layer, model::find_mixer<float>(layer.mixer), model,
+                {train.batch_size, train.steps, train.eval_every}, threads, data_from_files);
 }
 
 }  // namespace ufl::train

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "interrupt/stop_request.hpp"
 #include "io/log.hpp"
+#include "io/stop_request.hpp"
 #include "model/evaluate.hpp"
 #include "train/adam.hpp"
 #include "train/clip.hpp"
@@ -73,63 +73,89 @@ Adam optimizer_for(const TrainConfig& settings, const model::Parameters<float>& 
   return adam;
 }
 
-TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,
-                          model::Model<float>& model, const TrainOptions& options) {
-  const int batch = settings.batch_size;
-  model::Parameters<float>& params = model.params;
-  Tape<float>& tape = session.tape();
-  TrainResult result;
-  result.kernels = session.kernels();
-  Adam adam = optimizer_for(settings, params);
-  MinibatchSampler sampler(session.train_count(), seed);
-  auto stopping = [&options] {
-    return options.stop_requested != nullptr && options.stop_requested->load();
-  };
+namespace {
 
-  double seconds_before = 0, probe_seconds_before = 0;
-  if (const TrainingState* resume = options.resume_from) {
-    if (resume->params.size() != params.values.size() ||
-        resume->sampler_order.size() != std::size_t(session.train_count()))
+// One call of train_session: what it keeps from step to step, and its steps by name. The numbers
+// are the session's and Adam's (tape forward and backward, the update); this only orders them.
+class TrainingLoop {
+ public:
+  TrainingLoop(const TrainConfig& settings, std::uint64_t seed, Session& session,
+               model::Model<float>& model, const TrainOptions& options)
+      : settings_(settings),
+        session_(session),
+        model_(model),
+        params_(model.params),
+        options_(options),
+        adam_(optimizer_for(settings, model.params)),
+        sampler_(session.train_count(), seed) {
+    result_.kernels = session.kernels();
+    if (options.resume_from != nullptr) resume(*options.resume_from);
+    result_.curve.reserve(settings.steps);
+  }
+
+  TrainResult run() {
+    start_ = last_report_ = last_checkpoint_ = Clock::now();
+    // A checkpoint taken while an evaluation was under way: evaluate that step first.
+    if (!result_.curve.empty() && due_for_evaluation(result_.curve.back().step) &&
+        std::isnan(result_.curve.back().test_metric) && !evaluate(result_.curve.back()))
+      result_.status = TrainStatus::kInterrupted;
+    first_step_ = result_.steps_done + 1;
+    for (int step = first_step_;
+         step <= settings_.steps && result_.status != TrainStatus::kInterrupted; ++step)
+      if (!take_step(step)) break;
+    return finish();
+  }
+
+ private:
+  bool stopping() const {
+    return options_.stop_requested != nullptr && options_.stop_requested->load();
+  }
+  bool due_for_evaluation(int step) const {
+    return step % settings_.eval_every == 0 || step == settings_.steps;
+  }
+
+  // Continues from a checkpoint: the parameters, Adam, the sampler, the curve and the clock.
+  void resume(const TrainingState& state) {
+    if (state.params.size() != params_.values.size() ||
+        state.sampler_order.size() != std::size_t(session_.train_count()))
       throw std::invalid_argument(
           "the checkpoint does not match this config (parameter or dataset sizes differ)");
-    params.values = resume->params;
-    adam.first_moment = resume->first_moment;
-    adam.second_moment = resume->second_moment;
-    adam.step_count = resume->adam_steps;
-    sampler.restore(resume->sampler_rng, resume->sampler_order, resume->sampler_position);
-    result.curve = resume->curve;
-    result.steps_done = resume->steps_done;
-    result.probe_rows = resume->probe_rows;
-    seconds_before = resume->train_seconds;
-    probe_seconds_before = resume->probe_seconds;
+    params_.values = state.params;
+    adam_.first_moment = state.first_moment;
+    adam_.second_moment = state.second_moment;
+    adam_.step_count = state.adam_steps;
+    sampler_.restore(state.sampler_rng, state.sampler_order, state.sampler_position);
+    result_.curve = state.curve;
+    result_.steps_done = state.steps_done;
+    result_.probe_rows = state.probe_rows;
+    seconds_before_ = state.train_seconds;
+    probe_seconds_before_ = state.probe_seconds;
   }
-  result.curve.reserve(settings.steps);
 
-  const auto start = Clock::now();
-  double probe_seconds_now = 0;
   // The state at the current step boundary (the parameters, Adam and the sampler are only
   // changed once a step is certain to complete).
-  auto capture_state = [&] {
+  TrainingState capture_state() const {
     TrainingState state;
-    state.steps_done = result.steps_done;
-    state.params = params.values;
-    state.first_moment = adam.first_moment;
-    state.second_moment = adam.second_moment;
-    state.adam_steps = adam.step_count;
-    state.sampler_rng = sampler.rng_state();
-    state.sampler_order = sampler.order();
-    state.sampler_position = sampler.position();
-    state.curve = result.curve;
+    state.steps_done = result_.steps_done;
+    state.params = params_.values;
+    state.first_moment = adam_.first_moment;
+    state.second_moment = adam_.second_moment;
+    state.adam_steps = adam_.step_count;
+    state.sampler_rng = sampler_.rng_state();
+    state.sampler_order = sampler_.order();
+    state.sampler_position = sampler_.position();
+    state.curve = result_.curve;
     state.train_seconds =
-        seconds_before + std::chrono::duration<double>(Clock::now() - start).count();
-    state.probe_rows = result.probe_rows;
-    state.probe_seconds = probe_seconds_before + probe_seconds_now;
+        seconds_before_ + std::chrono::duration<double>(Clock::now() - start_).count();
+    state.probe_rows = result_.probe_rows;
+    state.probe_seconds = probe_seconds_before_ + probe_seconds_now_;
     return state;
-  };
+  }
+
   // The test MSE of `point` (and the probe's row). False when a stop request cut it short: the
   // point keeps no test MSE, and a resume evaluates it again (the parameters are the same).
-  auto evaluate = [&](LossPoint& point) {
-    train::EvaluationProbe* probe = options.probe;
+  bool evaluate(LossPoint& point) {
+    train::EvaluationProbe* probe = options_.probe;
     double observe_seconds = 0;
     std::function<void(const model::SampleOutputs&)> observe;
     if (probe != nullptr) {
@@ -140,146 +166,175 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
         observe_seconds += std::chrono::duration<double>(Clock::now() - before).count();
       };
     }
-    const double metric = session.evaluate(probe != nullptr ? probe->sample_count() : 0, observe);
+    const double metric = session_.evaluate(probe != nullptr ? probe->sample_count() : 0, observe);
     if (stopping() || interrupt::stop_requested()) return false;
     if (probe != nullptr) {
       const auto before = Clock::now();
-      std::vector<double> values = probe->finish(model);
-      probe_seconds_now +=
+      std::vector<double> values = probe->finish(model_);
+      probe_seconds_now_ +=
           observe_seconds + std::chrono::duration<double>(Clock::now() - before).count();
       if (stopping() || interrupt::stop_requested()) return false;
-      result.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
+      result_.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
     }
     point.test_metric = metric;
     return true;
-  };
-  auto due_for_evaluation = [&](int step) {
-    return step % settings.eval_every == 0 || step == settings.steps;
-  };
+  }
 
-  // A checkpoint taken while an evaluation was under way: evaluate that step first.
-  if (!result.curve.empty() && due_for_evaluation(result.curve.back().step) &&
-      std::isnan(result.curve.back().test_metric) && !evaluate(result.curve.back()))
-    result.status = TrainStatus::kInterrupted;
-
-  auto last_report = start, last_checkpoint = start;
-  bool measured_reported = false;
-  const int first_step = result.steps_done + 1;
-  // The parameters before the last update: a diverged run keeps those that gave its last finite
-  // loss (docs/running.md).
-  std::vector<float> before_update;
-  for (int step = first_step; step <= settings.steps && result.status != TrainStatus::kInterrupted;
-       ++step) {
+  // Step `step`: a minibatch forward, the divergence check, backward, the update, the evaluation
+  // when due, then progress and checkpoints. False ends the loop (result_.status says why).
+  bool take_step(int step) {
     if (stopping()) {
-      result.status = TrainStatus::kInterrupted;
-      break;
+      result_.status = TrainStatus::kInterrupted;
+      return false;
     }
-    MinibatchSampler::Bookmark before_batch = sampler.bookmark(batch);
-    for (int s = 0; s < batch; ++s) session.load_sample(s, sampler.next());
+    Tape<float>& tape = session_.tape();
+    MinibatchSampler::Bookmark before_batch = sampler_.bookmark(settings_.batch_size);
+    for (int s = 0; s < settings_.batch_size; ++s) session_.load_sample(s, sampler_.next());
     // A stop request abandons the step: its forward or backward pass is incomplete, and the
     // parameters, Adam and the sampler go back to the last step boundary.
     auto abandon_step = [&] {
-      sampler.rewind(std::move(before_batch));
-      result.status = TrainStatus::kInterrupted;
+      sampler_.rewind(std::move(before_batch));
+      result_.status = TrainStatus::kInterrupted;
+      return false;
     };
     tape.forward();
-    if (stopping() || interrupt::stop_requested()) {
-      abandon_step();
-      break;
-    }
-    LossPoint point{step, learning_rate_at(step, settings), tape.value(session.loss()).data[0],
-                    session.task_loss(), session.penalty()};
-    const double first_loss = result.curve.empty() ? point.loss : result.curve.front().loss;
-    if (!std::isfinite(point.loss) || point.loss > kExplosionFactor * std::abs(first_loss)) {
-      result.status = TrainStatus::kDiverged;
-      if (step == 1)  // no update has happened: the learning rate plays no part
-        result.message = "training diverged at step 1: the loss is " + loss_text(point.loss) +
-                         " on the first batch, before any update, so train.lr is not the cause: "
-                         "the model's output at initialisation is not finite";
-      else if (!std::isfinite(point.loss))
-        result.message = "training diverged at step " + std::to_string(step) +
-                         ": the loss became " + loss_text(point.loss) + "; lower train.lr";
-      else
-        result.message = "training diverged at step " + std::to_string(step) + ": the loss " +
-                         loss_text(point.loss) + " exceeds 10⁶ × the first step's " +
-                         loss_text(first_loss) +
-                         " (a blow-up that stays finite; docs/running.md); lower train.lr";
-      // Back to the parameters that gave the previous step's (finite) loss.
-      if (!before_update.empty()) params.values.assign(before_update.begin(), before_update.end());
-      result.curve.push_back(point);
-      break;
-    }
-    tape.backward(session.loss());
-    if (stopping() || interrupt::stop_requested()) {
-      abandon_step();
-      break;
-    }
-    const float clip =
-        settings.clip > 0
-            ? clip_factor(gradient_norm(params.grads.data(), params.grads.size()), settings.clip)
-            : 1.0f;
-    before_update.assign(params.values.begin(), params.values.end());
-    adam.step(params.values.data(), params.grads.data(), point.learning_rate, clip);
-    if (const std::string tensor = non_finite_parameter(params); !tensor.empty()) {
-      params.values.assign(before_update.begin(), before_update.end());
-      result.status = TrainStatus::kDiverged;
-      result.message = "training diverged at step " + std::to_string(step) + ": parameter " +
-                       tensor + " holds NaN or Inf after the update; lower train.lr";
-      result.curve.push_back(point);
-      break;
-    }
-    const bool last = step == settings.steps;
+    if (stopping() || interrupt::stop_requested()) return abandon_step();
+    LossPoint point{step, learning_rate_at(step, settings_), tape.value(session_.loss()).data[0],
+                    session_.task_loss(), session_.penalty()};
+    if (diverged_loss(point)) return false;
+    tape.backward(session_.loss());
+    if (stopping() || interrupt::stop_requested()) return abandon_step();
+    if (!update(point)) return false;
     const bool evaluated = !due_for_evaluation(step) || evaluate(point);
-    result.curve.push_back(point);
-    result.steps_done = step;
+    result_.curve.push_back(point);
+    result_.steps_done = step;
     if (!evaluated) {
-      result.status = TrainStatus::kInterrupted;
-      break;
+      result_.status = TrainStatus::kInterrupted;
+      return false;
     }
-    if (options.after_step) options.after_step(step);
+    if (options_.after_step) options_.after_step(step);
+    report_and_checkpoint(step, point);
+    return true;
+  }
 
+  // A loss that is not finite, or has blown up past kExplosionFactor × the first: the run stops
+  // as diverged with the parameters that gave the previous step's (finite) loss.
+  bool diverged_loss(const LossPoint& point) {
+    const double first_loss = result_.curve.empty() ? point.loss : result_.curve.front().loss;
+    if (std::isfinite(point.loss) && point.loss <= kExplosionFactor * std::abs(first_loss))
+      return false;
+    const int step = point.step;
+    result_.status = TrainStatus::kDiverged;
+    if (step == 1)  // no update has happened: the learning rate plays no part
+      result_.message = "training diverged at step 1: the loss is " + loss_text(point.loss) +
+                        " on the first batch, before any update, so train.lr is not the cause: "
+                        "the model's output at initialisation is not finite";
+    else if (!std::isfinite(point.loss))
+      result_.message = "training diverged at step " + std::to_string(step) + ": the loss became " +
+                        loss_text(point.loss) + "; lower train.lr";
+    else
+      result_.message = "training diverged at step " + std::to_string(step) + ": the loss " +
+                        loss_text(point.loss) + " exceeds 10⁶ × the first step's " +
+                        loss_text(first_loss) +
+                        " (a blow-up that stays finite; docs/running.md); lower train.lr";
+    if (!before_update_.empty())
+      params_.values.assign(before_update_.begin(), before_update_.end());
+    result_.curve.push_back(point);
+    return true;
+  }
+
+  // Adam's update with the clipped gradients; false (diverged, parameters restored) when it
+  // leaves a NaN or Inf.
+  bool update(const LossPoint& point) {
+    const float clip =
+        settings_.clip > 0
+            ? clip_factor(gradient_norm(params_.grads.data(), params_.grads.size()), settings_.clip)
+            : 1.0f;
+    before_update_.assign(params_.values.begin(), params_.values.end());
+    adam_.step(params_.values.data(), params_.grads.data(), point.learning_rate, clip);
+    const std::string tensor = non_finite_parameter(params_);
+    if (tensor.empty()) return true;
+    params_.values.assign(before_update_.begin(), before_update_.end());
+    result_.status = TrainStatus::kDiverged;
+    result_.message = "training diverged at step " + std::to_string(point.step) + ": parameter " +
+                      tensor + " holds NaN or Inf after the update; lower train.lr";
+    result_.curve.push_back(point);
+    return false;
+  }
+
+  // The progress lines (the measured time per step once, then about every second) and a
+  // checkpoint when one is due.
+  void report_and_checkpoint(int step, const LossPoint& point) {
+    const bool last = step == settings_.steps;
     const auto now = Clock::now();
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    const int steps_now = step - first_step + 1;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const int steps_now = step - first_step_ + 1;
     const double rate = steps_now / std::max(elapsed, 1e-9);
-    if (!options.quiet && !measured_reported && !last && (steps_now >= 3 || elapsed >= 10)) {
-      measured_reported = true;
+    if (!options_.quiet && !measured_reported_ && !last && (steps_now >= 3 || elapsed >= 10)) {
+      measured_reported_ = true;
       spdlog::info("measured {} per step over the first {} step{}: about {} left for {} steps",
                    format_seconds(elapsed / steps_now), steps_now, steps_now == 1 ? "" : "s",
-                   format_seconds((settings.steps - step) / rate), settings.steps - step);
+                   format_seconds((settings_.steps - step) / rate), settings_.steps - step);
     }
-    if (!options.quiet &&
-        (last || std::chrono::duration<double>(now - last_report).count() >= 1.0)) {
-      last_report = now;
-      const double test_metric = latest_test_metric(result.curve);
+    if (!options_.quiet &&
+        (last || std::chrono::duration<double>(now - last_report_).count() >= 1.0)) {
+      last_report_ = now;
+      const double test_metric = latest_test_metric(result_.curve);
       // No held-out value before the first evaluation.
       const std::string test_text =
           std::isnan(test_metric) ? std::string()
-                                  : fmt::format("  {} {:.5f}", options.metric_name, test_metric);
+                                  : fmt::format("  {} {:.5f}", options_.metric_name, test_metric);
       spdlog::info("step {:>6}/{}  loss {:.5f}{}  lr {:.2e}  {:.0f} steps/s  left {}", step,
-                   settings.steps, point.loss, test_text, point.learning_rate, rate,
-                   format_seconds((settings.steps - step) / rate));
+                   settings_.steps, point.loss, test_text, point.learning_rate, rate,
+                   format_seconds((settings_.steps - step) / rate));
     }
-    if (options.on_checkpoint && !last &&
-        (settings.checkpoint_every > 0
-             ? step % settings.checkpoint_every == 0
-             : std::chrono::duration<double>(now - last_checkpoint).count() >=
-                   options.checkpoint_seconds)) {
-      options.on_checkpoint(capture_state());
-      last_checkpoint = Clock::now();
+    if (options_.on_checkpoint && !last &&
+        (settings_.checkpoint_every > 0
+             ? step % settings_.checkpoint_every == 0
+             : std::chrono::duration<double>(now - last_checkpoint_).count() >=
+                   options_.checkpoint_seconds)) {
+      options_.on_checkpoint(capture_state());
+      last_checkpoint_ = Clock::now();
     }
   }
-  const double seconds_now = std::chrono::duration<double>(Clock::now() - start).count();
-  result.seconds = seconds_before + seconds_now;
-  result.probe_seconds = probe_seconds_before + probe_seconds_now;
-  result.steps_per_second =
-      std::max(result.steps_done - first_step + 1, 0) / std::max(seconds_now, 1e-9);
-  if (result.status == TrainStatus::kComplete) {
-    // The last step evaluated the test set (or the resume's pending evaluation did).
-    result.final_test_metric = latest_test_metric(result.curve);
+
+  // The times, the final metric and the state to keep.
+  TrainResult finish() {
+    const double seconds_now = std::chrono::duration<double>(Clock::now() - start_).count();
+    result_.seconds = seconds_before_ + seconds_now;
+    result_.probe_seconds = probe_seconds_before_ + probe_seconds_now_;
+    result_.steps_per_second =
+        std::max(result_.steps_done - first_step_ + 1, 0) / std::max(seconds_now, 1e-9);
+    if (result_.status == TrainStatus::kComplete) {
+      // The last step evaluated the test set (or the resume's pending evaluation did).
+      result_.final_test_metric = latest_test_metric(result_.curve);
+    }
+    if (result_.status != TrainStatus::kDiverged) result_.state = capture_state();
+    return std::move(result_);
   }
-  if (result.status != TrainStatus::kDiverged) result.state = capture_state();
-  return result;
+
+  const TrainConfig& settings_;
+  Session& session_;
+  model::Model<float>& model_;
+  model::Parameters<float>& params_;
+  const TrainOptions& options_;
+  Adam adam_;
+  MinibatchSampler sampler_;
+  TrainResult result_;
+  double seconds_before_ = 0, probe_seconds_before_ = 0, probe_seconds_now_ = 0;
+  Clock::time_point start_, last_report_, last_checkpoint_;
+  bool measured_reported_ = false;
+  int first_step_ = 1;
+  // The parameters before the last update: a diverged run keeps those that gave its last finite
+  // loss (docs/running.md).
+  std::vector<float> before_update_;
+};
+
+}  // namespace
+
+TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Session& session,
+                          model::Model<float>& model, const TrainOptions& options) {
+  return TrainingLoop(settings, seed, session, model, options).run();
 }
 
 }  // namespace ufl::train

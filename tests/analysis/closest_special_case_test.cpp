@@ -8,12 +8,12 @@
 #include <doctest/doctest.h>
 
 #include "../model/layer_runner.hpp"
+#include "../support/classical_operators.hpp"
 #include "analysis/input_dependence.hpp"
 #include "analysis/measure.hpp"
 #include "config/load.hpp"
 #include "data/bases.hpp"
 #include "data/registry.hpp"
-#include "model/classical_operators.hpp"
 #include "model/mixers/linear.hpp"
 
 using namespace ufl;

@@ -26,7 +26,9 @@ config::Config small_config() {
 
 model::SampleOutputs outputs_with(const std::vector<float>& M) {
   return model::SampleOutputs{
-      0, {model::LayerOutputs{M.data(), nullptr, nullptr, nullptr, nullptr, nullptr}}, nullptr};
+      0,
+      {model::BlockOutputs{{model::PartOutputs{M.data(), nullptr, nullptr, nullptr, nullptr}}}},
+      nullptr};
 }
 
 }  // namespace
@@ -46,7 +48,7 @@ TEST_CASE("the identity for every sample: ι 0, τ ℓ φ 1, and γ is the layer
   for (int s = 0; s < 4; ++s) trajectory.observe(outputs_with(identity));
   const std::vector<double> row = trajectory.finish(model);
   REQUIRE(row.size() == 6);
-  CHECK(row[0] == doctest::Approx(*std::as_const(model).layer(0).mixer->gate(
+  CHECK(row[0] == doctest::Approx(*std::as_const(model).part(0).mixer->gate(
                       std::as_const(model).mixer_parameters(0))));
   CHECK(row[1] == doctest::Approx(0.0).epsilon(1e-12));
   CHECK(row[2] == doctest::Approx(1.0));

@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "cli/exit_codes.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 
 using namespace ufl;
 

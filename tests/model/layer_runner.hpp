@@ -46,8 +46,8 @@ inline model::Model<double> model_of(int n, int d, int r, const std::string& mix
 inline model::UniversalParameters<double> universal_layer(model::Model<double>& model, int l = 0) {
   auto views = model.mixer_parameters(l);
   using Mixer = model::UniversalMixer<double>;
-  return {model.layer(l).shape, views[Mixer::kA], views[Mixer::kB],
-          views[Mixer::kS],     views[Mixer::kG], model.w_v(l)};
+  return {model.part(l).shape, views[Mixer::kA], views[Mixer::kB],
+          views[Mixer::kS],    views[Mixer::kG], model.w_v(l)};
 }
 
 inline ModelRun run_model(model::Model<double>& model, const std::vector<Eigen::MatrixXd>& inputs) {
@@ -61,7 +61,7 @@ inline ModelRun run_model(model::Model<double>& model, const std::vector<Eigen::
   ModelRun run;
   for (int s = 0; s < batch; ++s) {
     run.Y.push_back(tape.value(graph.y).view(s));
-    run.M.push_back(tape.value(graph.layers.front().branch.M).view(s));
+    run.M.push_back(tape.value(graph.blocks.front().parts.front().M).view(s));
   }
   return run;
 }

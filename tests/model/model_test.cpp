@@ -58,7 +58,7 @@ TEST_CASE("stacks of 1, 2 and 3 layers on a wider stream (D > d): exact gradient
 TEST_CASE("a wider stream pads X with zero channels and reads Y from the first d channels") {
   Model<double> model = model_of(4, 2, 3, "universal", 2, true, 5);
   CHECK(model.width == 5);
-  CHECK(model.layer(1).shape.d == 5);
+  CHECK(model.part(1).shape.d == 5);
   CHECK(model.params.slices[0].rows == 5 + 4 + 1);  // layer1/A: D + n + 1
   CHECK(model.params.slices[4].rows == 5);          // layer1/W_v: D×D
   data::Rng rng(3, data::Stream::kMonteCarlo);
@@ -75,7 +75,7 @@ TEST_CASE("a wider stream pads X with zero channels and reads Y from the first d
     const auto stream = tape.value(graph.stream).view(s);
     CHECK(stream.leftCols(2) == tape.value(graph.x).view(s));
     CHECK(stream.rightCols(3).isZero(0.0));
-    CHECK(tape.value(graph.y).view(s) == tape.value(graph.layers[1].output).view(s).leftCols(2));
+    CHECK(tape.value(graph.y).view(s) == tape.value(graph.blocks[1].output).view(s).leftCols(2));
   }
   CHECK_THROWS_AS(model_of(4, 2, 3, "universal", 1, false, 1), std::invalid_argument);
 }
@@ -85,7 +85,7 @@ TEST_CASE("a stack as wide as the data records no padding: the single layer, op 
   Tape<double> tape;
   const ModelGraph<double> graph = record_model(tape, model, 2, false, LayerKernels::kFused);
   CHECK(graph.stream.id == graph.x.id);
-  CHECK(graph.y.id == graph.layers.front().output.id);
+  CHECK(graph.y.id == graph.blocks.front().output.id);
 }
 
 TEST_CASE(

@@ -54,8 +54,8 @@ CircuitRun run(Model<double>& model, const data::SampleSet& set) {
   tape.forward();
   for (int s = 0; s < set.count; ++s) {
     result.Y.push_back(tape.value(graph.y).view(s));
-    result.H1.push_back(tape.value(graph.layers[0].output).view(s));
-    result.M2.push_back(tape.value(graph.layers[1].branch.M).view(s));
+    result.H1.push_back(tape.value(graph.blocks[0].output).view(s));
+    result.M2.push_back(tape.value(graph.blocks[1].parts[0].M).view(s));
   }
   return result;
 }
@@ -171,4 +171,12 @@ TEST_CASE("the recall circuit needs a residual stack of two universal layers tha
   stack.width = 8, layer.rank = 7;
   Model<double> low_rank(16, 4, stack, layer);
   CHECK_THROWS_AS(set_recall_circuit(low_rank, 0.5), std::invalid_argument);
+  // Layers of another form, asked of their mixer's properties: no gate, or distance scores.
+  layer.rank = 16;
+  for (const char* other : {"attention", "distance", "lowrank"}) {
+    CAPTURE(other);
+    layer.mixer = other;
+    Model<double> not_universal(16, 4, stack, layer);
+    CHECK_THROWS_AS(set_recall_circuit(not_universal, 0.5), std::invalid_argument);
+  }
 }

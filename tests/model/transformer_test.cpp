@@ -1,5 +1,5 @@
 // Transformer blocks (docs/transformer.md §1, §3): the whole model — token and position
-// embeddings, pre-norm blocks of heads and MLP, the final norm and the tied head with the
+// embeddings, pre-norm blocks of heads and MLP, the final norm and the tied unembedding with the
 // cross-entropy — differentiated by the tape against central differences in double, for every
 // mixer with a causal form and both norms; causal models do not look ahead; float input under
 // the denoise task works the same way.
@@ -16,7 +16,7 @@
 #include "model_gradient.hpp"
 #include "tape/ops.hpp"
 #include "task/loss.hpp"
-#include "task/token_head.hpp"
+#include "task/token_ends.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
@@ -38,12 +38,12 @@ Model<double> transformer(const std::string& mixer, const std::string& norm, int
   layer.heads = heads;
   layer.rank = width / heads;
   layer.kernel_width = 3;
-  // Token input is the next_token task's, causal (task/token_head.hpp).
+  // Token input is the next_token task's, causal (task/token_ends.hpp).
   return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer,
-                       vocab > 0 ? task::make_token_head<double>(vocab) : nullptr);
+                       vocab > 0 ? task::make_token_ends<double>(vocab) : nullptr);
 }
 
-// The model's loss on `batch` random samples, recorded with `kernels`: the tied head's
+// The model's loss on `batch` random samples, recorded with `kernels`: the tied unembedding's
 // cross-entropy (tokens) or the MSE (floats). The tape is planned, run forward and backward.
 struct Recorded {
   std::unique_ptr<Tape<double>> tape = std::make_unique<Tape<double>>();
@@ -58,17 +58,17 @@ Recorded record_loss_of(Model<double>& model, int batch, std::uint64_t seed, Lay
   Var loss;
   std::vector<Var> token_inputs;
   Var target;
-  if (const auto* head = dynamic_cast<const task::TokenHead<double>*>(model.head.get())) {
+  if (model.d == 0) {  // token input (model_of's token ends): the vocabulary is E's rows
+    const int vocab = model.params.slice(task::token_table(model)).rows;
     const Var next = tape.input(Shape{batch, model.n, 1}, "next");
     const Var weights = tape.input(Shape{batch, model.n, 1}, "weights");
-    const CrossEntropyGraph entropy = head->record_loss(tape, graph, next, weights);
+    const CrossEntropyGraph entropy = task::record_token_loss(tape, graph, next, weights);
     loss = column_mean(tape, entropy.loss, 0, "loss");
     token_inputs = {graph.x, next};
     tape.plan();
     for (Var ids : token_inputs) {
       auto tensor = tape.value(ids);
-      for (std::size_t e = 0; e < tensor.size(); ++e)
-        tensor.data[e] = double(rng.below(head->vocab()));
+      for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = double(rng.below(vocab));
     }
     auto w = tape.value(weights);
     for (std::size_t e = 0; e < w.size(); ++e) w.data[e] = e % 3 == 1 ? 0.0 : 1.0;
@@ -246,7 +246,7 @@ TEST_CASE("universal heads start with softplus(s) = 1 and γ = layer.gate_init")
     layer.heads = 2;
     layer.rank = 4;
     layer.gate_init = gate;
-    Model<double> model(6, 0, stack, layer, task::make_token_head<double>(10));
+    Model<double> model(6, 0, stack, layer, task::make_token_ends<double>(10));
     initialize(model, 2);
     int gates = 0;
     for (const ParameterSlice& slice : model.params.slices) {

@@ -1,6 +1,6 @@
-// The token embedding and the tied head with the cross-entropy (docs/transformer.md §1): known
-// values, per-position weights, and gradients for h and the shared table E, which both ops read
-// (its gradient is the sum of the two), against finite differences in double.
+// The token embedding and the tied unembedding with the cross-entropy (docs/transformer.md §1):
+// known values, per-position weights, and gradients for h and the shared table E, which both ops
+// read (its gradient is the sum of the two), against finite differences in double.
 #include "tape/ops/cross_entropy.hpp"
 
 #include <cmath>
@@ -103,7 +103,8 @@ TEST_CASE("the embedding copies table rows and refuses ids outside the vocabular
   CHECK_THROWS_AS(tape.forward(), std::logic_error);
 }
 
-TEST_CASE("tied head gradients match finite differences, alone and sharing E with the embedding") {
+TEST_CASE(
+    "tied unembedding gradients match finite differences, alone and sharing E with the embedding") {
   CHECK(tied_gradient_error(false) <= 1e-6);
   CHECK(tied_gradient_error(true) <= 1e-6);
 }

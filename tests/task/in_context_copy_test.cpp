@@ -36,7 +36,7 @@ double copied_loss(const std::string& mixer) {
   const config::Config config = copy_config(mixer);
   const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
   model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                            task::make_token_head<float>(int(data.vocab.size())));
+                            task::make_token_ends<float>(int(data.vocab.size())));
   model::initialize(model, config.seed);
   task::NextTokenSession session(data, model, config.train.batch_size);
   train::TrainOptions options;
@@ -59,5 +59,7 @@ TEST_CASE("every mixer that reads its input learns to copy in context within 500
     CHECK(copied_loss(name) < 0.25 * no_copy);
     ++checked;
   }
-  CHECK(checked == 3);  // attention, universal and distance
+  // Which mixers these are is the registry's (each mixer's own test pins input_dependent());
+  // the filter must leave some.
+  CHECK(checked > 0);
 }

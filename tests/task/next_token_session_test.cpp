@@ -55,7 +55,7 @@ Outcome train_once(const std::string& mixer, int threads, int stop_after,
   const config::Config config = tiny_config(mixer);
   const data::TokenDataset data = tiny_data(config.dataset.n);
   model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                            task::make_token_head<float>(int(data.vocab.size())));
+                            task::make_token_ends<float>(int(data.vocab.size())));
   model::initialize(model, config.seed);
   task::NextTokenSession session(data, model, config.train.batch_size);
   std::atomic<bool> stop{false};

@@ -102,7 +102,7 @@ TEST_CASE("a transformer's training tape is estimated within 10% of the arena it
                              "estimate test");
     const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
     model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                              task::make_token_head<float>(int(data.vocab.size())));
+                              task::make_token_ends<float>(int(data.vocab.size())));
     task::NextTokenSession session(data, model, config.train.batch_size);
     const train::ResourceEstimate estimate =
         train::estimate_resources(config.dataset, config.layer, config.model, config.train, 1);

@@ -173,8 +173,10 @@ class MixerBlockKind : public BlockKind {
     build_mixer_blocks(model, mixer);
   }
 
+  // Counts the universal layer's kernel, whichever the mixer.
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const ModelConfig& model, const TrainingShape& train, int threads,
+                            const Mixer<float>*, const ModelConfig& model,
+                            const TrainingShape& train, int threads,
                             bool data_from_files) const override {
     return estimate_layers(dataset, layer, model, train, threads, data_from_files);
   }

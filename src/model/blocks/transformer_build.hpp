@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/blocks/transformer_block.hpp"
+#include "model/modules/heads.hpp"
 #include "model/modules/mlp.hpp"
 #include "model/modules/norm.hpp"
 
@@ -15,9 +16,10 @@ namespace ufl::model {
 
 template <class T>
 void TransformerBlock<T>::initialize(Model<T>& model, data::Rng& rng) const {
-  for (std::size_t b = 0; b < branches.size(); ++b)
-    for (std::size_t m = 0; m < branches[b].size(); ++m)
-      branches[b][m]->initialize(model.views(slices[b][m]), rng);
+  for (const Branch& branch : branches) {
+    branch.norm->initialize(model.views(branch.norm_slices), rng);
+    branch.module->initialize(model.views(branch.module_slices), rng);
+  }
 }
 
 template <class T>
@@ -31,26 +33,22 @@ Var TransformerBlock<T>::record(Tape<T>& tape, Model<T>& model, Var h, bool with
   BlockGraph recorded;
   recorded.input = h;
   recorded.kernel = "composite";
-  for (std::size_t b = 0; b < branches.size(); ++b) {
-    // A branch [norm, module] as one fused op where the module has one (docs/transformer.md §8);
-    // op by op otherwise, and always for kComposite (the reference, which exposes M).
-    if (kernels != LayerKernels::kComposite && branches[b].size() == 2)
-      if (const auto* norm = dynamic_cast<const NormModule<T>*>(branches[b][0].get())) {
-        const ModuleGraph fused = branches[b][1]->record_branch(
-            tape, h, norm->inputs(nodes(slices[b][0])), nodes(slices[b][1]));
-        if (fused.out.valid()) {
-          h = fused.out;
-          recorded.kernel = "fused";
-          continue;
-        }
+  for (const Branch& branch : branches) {
+    // The branch as one fused op where its module has one (docs/transformer.md §8); op by op
+    // otherwise, and always for kComposite (the reference, which exposes M).
+    if (kernels != LayerKernels::kComposite) {
+      const ModuleGraph fused = branch.module->record_branch(
+          tape, h, branch.norm->inputs(nodes(branch.norm_slices)), nodes(branch.module_slices));
+      if (fused.out.valid()) {
+        h = fused.out;
+        recorded.kernel = "fused";
+        continue;
       }
-    Var branch = h;
-    for (std::size_t m = 0; m < branches[b].size(); ++m) {
-      ModuleGraph out = branches[b][m]->record(tape, branch, nodes(slices[b][m]));
-      branch = out.out;
-      for (MixerGraph& head : out.heads) recorded.heads.push_back(head);
     }
-    h = add(tape, h, branch, "residual");
+    const ModuleGraph normed = branch.norm->record(tape, h, nodes(branch.norm_slices));
+    const ModuleGraph out = branch.module->record(tape, normed.out, nodes(branch.module_slices));
+    for (const MixerGraph& head : out.heads) recorded.parts.push_back(head);
+    h = add(tape, h, out.out, "residual");
   }
   recorded.output = h;
   graph.blocks.push_back(recorded);
@@ -78,26 +76,31 @@ void build_transformer_blocks(Model<T>& model, const Mixer<T>& chosen, bool caus
   head.init_std = config.init_std;
   for (int l = 0; l < config.depth; ++l) {
     auto block = std::make_shared<TransformerBlock<T>>();
+    const auto heads =
+        std::make_shared<HeadsModule<T>>(chosen, head, layer, layer.heads, config.depth);
+    auto add_branch = [&](const std::string& norm_name, std::shared_ptr<const Module<T>> module) {
+      typename TransformerBlock<T>::Branch branch;
+      branch.norm = std::make_shared<NormModule<T>>(norm_name, norm, width);
+      branch.module = std::move(module);
+      block->branches.push_back(std::move(branch));
+    };
+    add_branch("norm1", heads);
     // mlp_ratio 0: heads only, as Zoology's MQAR blocks (docs/transformer.md §1).
-    block->branches.resize(config.mlp_ratio > 0 ? 2 : 1);
-    block->branches[0].push_back(std::make_shared<NormModule<T>>("norm1", norm, width));
-    block->branches[0].push_back(
-        std::make_shared<HeadsModule<T>>(chosen, head, layer, layer.heads, config.depth));
-    if (config.mlp_ratio > 0) {
-      block->branches[1].push_back(std::make_shared<NormModule<T>>("norm2", norm, width));
-      block->branches[1].push_back(std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
-                                                                  config.init_std, config.depth));
-    }
+    if (config.mlp_ratio > 0)
+      add_branch("norm2", std::make_shared<MlpModule<T>>(width, config.mlp_ratio * width,
+                                                         config.init_std, config.depth));
     const std::string prefix = "block" + std::to_string(l + 1) + "/";
-    for (const ModuleList<T>& branch : block->branches) {
-      block->slices.emplace_back();
-      for (const auto& module : branch) {
-        block->slices.back().emplace_back();
-        for (const TensorSpec& spec : module->parameters())
-          block->slices.back().back().push_back(
-              params.add(l, spec.name, prefix + spec.name, spec.rows, spec.cols));
-      }
+    auto add_slices = [&](const Module<T>& module, std::vector<int>& slices) {
+      for (const TensorSpec& spec : module.parameters())
+        slices.push_back(params.add(l, spec.name, prefix + spec.name, spec.rows, spec.cols));
+    };
+    for (auto& branch : block->branches) {
+      add_slices(*branch.norm, branch.norm_slices);
+      add_slices(*branch.module, branch.module_slices);
     }
+    // The record the analysis reads: each head a part measured as a head, read through norm1.
+    block->parts = heads->parts(block->branches[0].module_slices);
+    block->input_norm = block->branches[0].norm_slices;
     model.blocks.push_back(std::move(block));
   }
 }

@@ -24,6 +24,7 @@ class AttentionMixer : public Mixer<T> {
     return "M = softmax_rows(X̃AΣBᵀX̃ᵀ): the universal layer with its gate fixed open (γ = 1)";
   }
   bool input_dependent() const override { return true; }
+  bool softmax_branch() const override { return true; }
   bool has_factors() const override { return true; }
   std::vector<std::string> config_keys() const override {
     return {"layer.rank", "layer.content_init_scale"};

@@ -1,6 +1,7 @@
 #pragma once
-// The registry of mixers (layer.mixer): one line per mixer in registry.cpp. Every other file
-// finds a mixer here by its name and asks it; none compares mixer names.
+// The registry of mixers (layer.mixer): one line per mixer in registry_table.hpp. Every other file
+// finds a mixer here by its name (the config's) or by its properties, and asks it; none compares
+// mixer names.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +21,15 @@ template <class T>
 const Mixer<T>& mixer(std::string_view name);
 // "universal, attention, …".
 std::string mixer_names();
+
+// The first registered mixer (in the registry's order) that `is` (a predicate on a Mixer<T>)
+// holds for; nullptr if none. How the rest of the program finds a mixer by what it is
+// (Mixer's properties) rather than by its name.
+template <class T, class Predicate>
+const Mixer<T>* find_mixer_if(Predicate is) {
+  for (const Mixer<T>* candidate : mixers<T>())
+    if (is(*candidate)) return candidate;
+  return nullptr;
+}
 
 }  // namespace ufl::model

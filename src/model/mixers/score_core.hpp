@@ -1,7 +1,7 @@
 #pragma once
-// The score-head core: what every fused kernel whose M is built from scores shares — the universal
+// The score core: what every fused kernel whose M is built from scores shares — the universal
 // layer's dense and structured kernels (universal.hpp, universal_structured.hpp) and the heads of
-// a transformer block (score_head.hpp) — written once (docs/experiment.md §2, docs/transformer.md
+// a transformer block (score_kernel.hpp) — written once (docs/experiment.md §2, docs/transformer.md
 // §8):
 //   S = f(L, R)                     a score function of two n×r factors (ScoreFunction below)
 //   P = softmax over j ≤ i of S_i·   (causal; over every j otherwise): softmax_row, the one

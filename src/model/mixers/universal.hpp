@@ -11,7 +11,7 @@
 // read back by the next op) that cost more than the products at n = 32. Tests check that both
 // give the same loss and gradients, and both against finite differences. The dense kernel is a
 // score function (S = UΣVᵀ here, another for the distance mixer, distance.hpp) followed by the
-// score-head core that the structured kernel and the transformer's heads share (score_core.hpp).
+// score core that the structured kernel and the transformer's heads share (score_core.hpp).
 //
 // Hand-set parameters make it attention, a convolution, a Fourier projection or a truncated SVD
 // (docs/design.md §2.2-2.4): set_attention and set_position_operator below.
@@ -83,7 +83,7 @@ struct UniversalGradients {
 };
 
 // Forward of one sample: S from U, V and σ by `scores` (the bilinear form UΣVᵀ, or the distance
-// mixer's), then the score-head core (score_core.hpp) with V = H, and out = M·H·W_v. Returns the
+// mixer's), then the score core (score_core.hpp) with V = H, and out = M·H·W_v. Returns the
 // penalty; keeps the activations in `keep`.
 template <class T>
 T universal_forward(const UniversalOperands<T>& in, UniversalSample<T>& keep, T* temporaries,
@@ -392,6 +392,7 @@ class UniversalMixer : public Mixer<T> {
            "one";
   }
   bool input_dependent() const override { return true; }
+  bool softmax_branch() const override { return true; }
   bool learned_gate() const override { return true; }
   bool has_factors() const override { return true; }
   std::vector<std::string> config_keys() const override {

@@ -479,7 +479,7 @@ struct StructuredGradients {
   T *dgamma, *dw_v;
 };
 
-// S from the blocks of Ω, then the score-head core (score_core.hpp) with V = H, out = M·H·W_v,
+// S from the blocks of Ω, then the score core (score_core.hpp) with V = H, out = M·H·W_v,
 // and the penalty from Φ and Ψ.
 template <class T>
 T structured_forward(const StructuredOperands<T>& in, StructuredSample<T>& keep,

@@ -4,7 +4,10 @@
 // x·W_v,k (D × D/h); the heads' outputs are concatenated and projected by W_o (D × D). W_v,k from
 // N(0, σ²), W_o from N(0, (σ/√(2L))²) as it writes into the residual stream (GPT-2).
 #include <cmath>
+#include <utility>
+#include <vector>
 
+#include "model/block.hpp"
 #include "model/module.hpp"
 #include "model/modules/heads_kernel.hpp"
 #include "tape/ops.hpp"
@@ -20,13 +23,21 @@ class HeadsModule : public Module<T> {
     per_head_ = static_cast<int>(mixer_.parameters(shape_, config_).size()) + 1;  // + W_v
   }
   std::string name() const override { return "heads"; }
-  int heads() const { return heads_; }
-  const Mixer<T>& mixer() const { return mixer_; }
-  const LayerShape& head_shape() const { return shape_; }
-  // The parameters of head k (its mixer's, then W_v,k) among this module's.
-  ConstParameterViews<T> head_parameters(const ConstParameterViews<T>& all, int k) const {
-    return ConstParameterViews<T>(all.begin() + k * per_head_,
-                                  all.begin() + (k + 1) * per_head_ - 1);
+  // The heads as the analysis reads them (model/block.hpp): head k's mixer, shape, its mixer's
+  // slices and W_v,k's among `slices`, the model's slices of this module's parameters().
+  std::vector<MixerPart<T>> parts(const std::vector<int>& slices) const {
+    std::vector<MixerPart<T>> heads;
+    for (int k = 0; k < heads_; ++k) {
+      MixerPart<T> head;
+      head.mixer = &mixer_;
+      head.shape = shape_;
+      head.mixer_slices.assign(slices.begin() + k * per_head_,
+                               slices.begin() + (k + 1) * per_head_ - 1);
+      head.value_slice = slices[(k + 1) * per_head_ - 1];
+      head.measured = Measured::kAsHead;
+      heads.push_back(std::move(head));
+    }
+    return heads;
   }
 
   std::vector<TensorSpec> parameters() const override {

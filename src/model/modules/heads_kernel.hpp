@@ -4,7 +4,7 @@
 //   [Q₁ K₁ V₁ … Q_h K_h V_h] = x̂·W_in     one product for every head's projections (W_in packs
 //                                          the heads' W_q, W_k and W_v side by side, once per step)
 //   Q_k += O_q,k, K_k += O_k,k             the universal heads' position and bias rows
-//   Z = [head_1 | … | head_h]              score heads (model/mixers/score_head.hpp) or a fixed
+//   Z = [head_1 | … | head_h]              score heads (model/mixers/score_kernel.hpp) or a fixed
 //                                          operator per head, M_k·V_k
 //   out = x + Z·W_o
 // forward and backward side by side. A sample's heads run one after another on its thread, so
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/mixer.hpp"
-#include "model/mixers/score_head.hpp"
+#include "model/mixers/score_kernel.hpp"
 #include "tape/batched_op.hpp"
 #include "tape/ops/norm.hpp"
 #include "tensor/batch_product.hpp"
@@ -27,7 +27,7 @@ namespace ufl::model {
 struct HeadSlot {
   int query_col = -1, key_col = -1, value_col = 0;  // query_col -1: a fixed-operator head
   int query_offsets = -1, key_offsets = -1, gate = -1, fixed_operator = -1;
-  ScoreHeadShape score;         // a score head's sizes
+  ScoreKernelShape score;       // a score head's sizes
   std::size_t kept_offset = 0;  // its kept activations within the sample's `head_kept` field
   bool scores() const { return query_col >= 0; }
 };
@@ -121,7 +121,7 @@ struct HeadsBranchOp : BatchedOp<T> {
       }
       add_offsets(tape, head.query_offsets, projected, head.query_col, head.score.rank);
       add_offsets(tape, head.key_offsets, projected, head.key_col, head.score.rank);
-      score_head_forward<T>(
+      score_kernel_forward<T>(
           head.score,
           {read_columns(projected, head.query_col, head.score.rank),
            read_columns(projected, head.key_col, head.score.rank), v, gate(tape, head),
@@ -173,7 +173,7 @@ struct HeadsBranchOp : BatchedOp<T> {
       T* d_gate = head.gate >= 0 ? this->sink(head.gate).begin_sample(b) : nullptr;
       StridedMap<T> queries = columns(projected, head.query_col, head.score.rank);
       StridedMap<T> keys = columns(projected, head.key_col, head.score.rank);
-      score_head_backward<T>(
+      score_kernel_backward<T>(
           head.score, {read_columns(projected, head.query_col, head.score.rank),
                        read_columns(projected, head.key_col, head.score.rank),
                        read_columns(projected, head.value_col, values), gate(tape, head),

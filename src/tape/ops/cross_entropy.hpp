@@ -1,5 +1,5 @@
 #pragma once
-// The tied output head fused with the cross-entropy (docs/transformer.md §1; llm.c fuses softmax
+// The tied unembedding fused with the cross-entropy (docs/transformer.md §1; llm.c fuses softmax
 // and cross-entropy the same way): per position i, logits_i = h_i·Eᵀ with E the token embedding,
 // p_i = softmax(logits_i), CE_i = −log p_i[t_i] in nats; per sample
 //   loss    = Σ_i w_i·CE_i / Σ_i w_i                (0 when every weight is 0)

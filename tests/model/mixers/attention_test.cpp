@@ -7,9 +7,11 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
@@ -19,17 +21,24 @@ namespace {
 AttentionParameters<double> attention_layer(Model<double>& model, int l = 0) {
   auto views = model.mixer_parameters(l);
   using Mixer = AttentionMixer<double>;
-  return {model.layer(l).shape, views[Mixer::kA], views[Mixer::kB], views[Mixer::kS], model.w_v(l)};
+  return {model.part(l).shape, views[Mixer::kA], views[Mixer::kB], views[Mixer::kS], model.w_v(l)};
 }
 
 }  // namespace
+
+TEST_CASE("attention: what it is — M = softmax(S) of its input, no gate") {
+  check_properties("attention", {.input_dependent = true,
+                                 .softmax_branch = true,
+                                 .has_factors = true,
+                                 .config_keys = {"layer.rank", "layer.content_init_scale"}});
+}
 
 TEST_CASE("attention: its parameters are A, B and s (no gate), and it reports γ = 1") {
   const Model<double> model = model_of(4, 2, 3, "attention");
   std::vector<std::string> names;
   for (const ParameterSlice& slice : model.params.slices) names.push_back(slice.name);
   CHECK(names == std::vector<std::string>{"A", "B", "s", "W_v"});
-  CHECK(model.layer(0).mixer->gate(model.mixer_parameters(0)) == 1.0);
+  CHECK(model.part(0).mixer->gate(model.mixer_parameters(0)) == 1.0);
 }
 
 TEST_CASE("attention hand-set: Y = softmax(X W_Q W_Kᵀ Xᵀ) X W_V, computed directly") {

@@ -5,13 +5,15 @@
 
 #include <doctest/doctest.h>
 
+#include "../../support/classical_operators.hpp"
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
-#include "model/classical_operators.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_with;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
@@ -26,6 +28,10 @@ LayerConfig convolution(int width) {
 }
 
 }  // namespace
+
+TEST_CASE("convolution: what it is — one fixed band for every input") {
+  check_properties("convolution", {.config_keys = {"layer.kernel_width"}});
+}
 
 TEST_CASE("convolution: its parameters are the w taps; it starts as the unit impulse, M = I") {
   Model<double> model = model_with(6, 2, convolution(5));

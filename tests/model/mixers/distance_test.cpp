@@ -10,13 +10,25 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
+
+TEST_CASE("distance: what it is — the universal layer's form with distance scores") {
+  check_properties("distance",
+                   {.input_dependent = true,
+                    .softmax_branch = true,
+                    .learned_gate = true,
+                    .distance_scores = true,
+                    .has_factors = true,
+                    .config_keys = {"layer.rank", "layer.content_init_scale", "layer.gate_init"}});
+}
 
 TEST_CASE("distance: the universal layer's parameters, drawn the same at one seed") {
   Model<double> distance = model_of(6, 3, 4, "distance");
@@ -28,10 +40,10 @@ TEST_CASE("distance: the universal layer's parameters, drawn the same at one see
     CHECK(distance.params.slices[i].name == universal.params.slices[i].name);
   CHECK(distance.params.values == universal.params.values);
   const auto views = std::as_const(distance).mixer_parameters(0);
-  CHECK(distance.layer(0).mixer->gate(views) == doctest::Approx(0.5));
-  CHECK(distance.layer(0).mixer->has_factors());
-  CHECK(distance.layer(0).mixer->learned_gate());
-  CHECK(distance.layer(0).mixer->factors(views, distance.layer(0).shape).has_value());
+  CHECK(distance.part(0).mixer->gate(views) == doctest::Approx(0.5));
+  CHECK(distance.part(0).mixer->has_factors());
+  CHECK(distance.part(0).mixer->learned_gate());
+  CHECK(distance.part(0).mixer->factors(views, distance.part(0).shape).has_value());
 }
 
 TEST_CASE("distance hand-set: S_ij = −½ Σ_k σ_k (U_ik − V_jk)², M and Y computed directly") {
@@ -91,7 +103,7 @@ TEST_CASE(
     Model<double> model = model_of(7, 3, 5, "distance");
     Tape<double> tape;
     const auto graph = record_model(tape, model, 4, true, kernels);
-    CHECK(graph.layers.front().branch.kernel == "dense");
+    CHECK(graph.blocks.front().kernel == "dense");
   }
 }
 

@@ -9,16 +9,22 @@
 #include <complex>
 #include <numbers>
 
+#include "../../support/classical_operators.hpp"
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
-#include "model/classical_operators.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
+
+TEST_CASE("fourier: what it is — one fixed circulant filter, with no causal form") {
+  check_properties("fourier", {.has_causal_form = false, .config_keys = {}});
+}
 
 TEST_CASE("fourier: n/2+1 gains, initialised to 1: M = I for even and odd n") {
   for (int n : {8, 9}) {

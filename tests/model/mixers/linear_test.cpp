@@ -6,13 +6,17 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
+
+TEST_CASE("linear: what it is — one free fixed matrix") { check_properties("linear", {}); }
 
 TEST_CASE("linear: its parameter is the n×n matrix M, initialised to I") {
   Model<double> model = model_of(5, 2, 5, "linear");

@@ -8,13 +8,19 @@
 
 #include "../layer_runner.hpp"
 #include "../model_gradient.hpp"
+#include "mixer_properties.hpp"
 #include "model/initialize.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
+
+TEST_CASE("lowrank: what it is — one fixed operator P·Σ·Qᵀ, with factors") {
+  check_properties("lowrank", {.has_factors = true, .config_keys = {"layer.rank"}});
+}
 
 TEST_CASE("lowrank: its parameters are P, s, Q; it starts as the universal layer's position rows") {
   const int n = 6, d = 3, r = 4;

@@ -38,7 +38,7 @@ Outcome run(Model<double> model, LayerKernels kernels, double gate_logit, std::u
   tape.backward(loss.loss);
   return Outcome{{tape.value(loss.loss).data[0], tape.value(loss.mse).data[0],
                   tape.value(loss.orthogonality).data[0], model.params.grads},
-                 graph.layers.front().branch.kernel};
+                 graph.blocks.front().kernel};
 }
 
 void check_same(const Outcome& reference, const Outcome& other) {

@@ -8,14 +8,16 @@
 #include <complex>
 #include <numbers>
 
+#include "../../support/classical_operators.hpp"
 #include "../layer_runner.hpp"
-#include "model/classical_operators.hpp"
+#include "mixer_properties.hpp"
 #include "task/loss.hpp"
 
 using namespace ufl;
 using namespace ufl::model;
 using task::LossGraph;
 using task::record_loss;
+using ufl::testing::check_properties;
 using ufl::testing::model_of;
 using ufl::testing::random_inputs;
 using ufl::testing::run_model;
@@ -26,6 +28,15 @@ double max_abs_difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff();
 }
 }  // namespace
+
+TEST_CASE("universal: what it is — M from its input, softmax branch and linear one blended by γ") {
+  check_properties("universal",
+                   {.input_dependent = true,
+                    .softmax_branch = true,
+                    .learned_gate = true,
+                    .has_factors = true,
+                    .config_keys = {"layer.rank", "layer.content_init_scale", "layer.gate_init"}});
+}
 
 TEST_CASE("attention: Y = softmax(X W_Q W_Kᵀ Xᵀ) X W_V") {
   const int n = 6, d = 4, r = 5, k = 3;

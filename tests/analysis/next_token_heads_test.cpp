@@ -1,9 +1,10 @@
-// heads.json's measures on a small untrained model (task/next_token_heads.hpp, docs/transformer.md
-// §11): the model compared with itself has the same spectra before and after; the truncation test
-// tries ranks 1, 2, 4 below n = 8, with the full model's loss the plain evaluation's and rank 1
-// changing it; every head with scores gets a distance-form gap and Ω's parts, whose shares are
-// fractions of a unit vector; a distance head's gap is exact (0) by construction.
-#include "task/next_token_heads.hpp"
+// heads.json's measures on a small untrained model (analysis/next_token_heads.hpp,
+// docs/transformer.md §11): the model compared with itself has the same spectra before and after;
+// the truncation test tries ranks 1, 2, 4 below n = 8, with the full model's loss the plain
+// evaluation's and rank 1 changing it; every head with scores gets a distance-form gap and Ω's
+// parts, whose shares are fractions of a unit vector; a distance head's gap is exact (0) by
+// construction.
+#include "analysis/next_token_heads.hpp"
 
 #include <doctest/doctest.h>
 
@@ -29,8 +30,8 @@ config::Config small_config(const std::string& mixer) {
 }  // namespace
 
 TEST_CASE("truncation ranks are the powers of two below n") {
-  CHECK(task::truncation_ranks(8) == std::vector<int>{1, 2, 4});
-  CHECK(task::truncation_ranks(64) == std::vector<int>{1, 2, 4, 8, 16, 32});
+  CHECK(analysis::truncation_ranks(8) == std::vector<int>{1, 2, 4});
+  CHECK(analysis::truncation_ranks(64) == std::vector<int>{1, 2, 4, 8, 16, 32});
 }
 
 TEST_CASE("heads.json of an untrained model, for the mixers with scores and one without") {
@@ -39,10 +40,10 @@ TEST_CASE("heads.json of an untrained model, for the mixers with scores and one 
     const config::Config config = small_config(mixer);
     const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
     model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                              task::make_token_head<float>(int(data.vocab.size())));
+                              task::make_token_ends<float>(int(data.vocab.size())));
     model::initialize(model, config.seed);
     model::Model<float> initial = model;
-    const nlohmann::json heads = task::head_structure(model, initial, data.validation, 16);
+    const nlohmann::json heads = analysis::head_structure(model, initial, data.validation, 16);
     CHECK(heads["windows"] == 16);
     CHECK(heads["uniform_causal_average"]["k99"].get<int>() > 1);
     const auto truncation = heads["truncation"];

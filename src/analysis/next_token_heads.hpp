@@ -11,7 +11,7 @@
 #include "data/tokens.hpp"
 #include "model/model.hpp"
 
-namespace ufl::task {
+namespace ufl::analysis {
 
 // Windows of the split the measures use (the first ones, as the head maps).
 inline constexpr int kStructureWindows = 64;
@@ -26,10 +26,9 @@ nlohmann::json head_structure(model::Model<float>& trained, model::Model<float>&
 // `windows` windows of `split`, scored (analysis/head_scores.hpp) and its mean M̄ written as
 // heads/block<l>_head<k>.npy under `folder`; returns the metrics' "layers" array.
 nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
-                             const analysis::AnalysisConfig& thresholds,
-                             const std::filesystem::path& folder);
+                             const AnalysisConfig& thresholds, const std::filesystem::path& folder);
 
 // The ranks the truncation test tries: 1, 2, 4, … below n.
 std::vector<int> truncation_ranks(int n);
 
-}  // namespace ufl::task
+}  // namespace ufl::analysis

@@ -1,4 +1,4 @@
-#include "train/free_cores.hpp"
+#include "train/thread_count.hpp"
 
 #include <omp.h>
 #include <sys/resource.h>

@@ -4,7 +4,10 @@
 // samples of a step, the products inside a sample check it between column blocks, evaluation,
 // analysis and data generation between samples. A computation that sees it returns early with
 // partial results; whoever started it must discard them (the trainer keeps the state of the last
-// step boundary). docs/running.md describes what each command leaves behind.
+// step boundary). docs/running.md describes what each command leaves behind. It lives with the
+// program's other dealings with the operating system (io/: files, locks, memory, child processes),
+// the one room below every step of the data flow, since every step checks it; its functions keep
+// the namespace `interrupt`, which says what they are about.
 #include <atomic>
 #include <stdexcept>
 

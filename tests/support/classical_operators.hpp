@@ -1,6 +1,7 @@
 #pragma once
 // The classical operators the seed paper names (seed 000, sections 3-5), built directly: the
-// references that hand-set mixers are tested against (each mixer's file has its own setter).
+// references that hand-set mixers are tested against (each mixer's file has its own setter). Only
+// the tests use them, so they are compiled with the tests (tests/support/), not into `ufl`.
 #include <Eigen/Dense>
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "task/next_token_heads.hpp"
+#include "analysis/next_token_heads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,10 @@
 #include "analysis/block_heads.hpp"
 #include "analysis/head_structure.hpp"
 #include "analysis/spectrum.hpp"
-#include "interrupt/stop_request.hpp"
-#include "model/blocks/transformer_block.hpp"
+#include "io/stop_request.hpp"
 #include "task/next_token_session.hpp"
 
-namespace ufl::task {
+namespace ufl::analysis {
 namespace {
 
 using nlohmann::json;
@@ -23,31 +22,32 @@ struct HeadSamples {
 };
 
 json distribution_json(const std::vector<double>& values) {
-  const analysis::Distribution d = analysis::distribution_of(values);
+  const Distribution d = distribution_of(values);
   return {{"mean", d.mean}, {"median", d.median}, {"p10", d.p10}, {"p90", d.p90}};
 }
 
-json shares_json(const analysis::ReadShares& shares) {
+json shares_json(const ReadShares& shares) {
   return {{"token", shares.token}, {"position", shares.position}, {"bias", shares.bias}};
 }
 
-const model::HeadsModule<float>& heads_of(const model::Model<float>& model, std::size_t block) {
-  return model::transformer_block(model, block).heads();
+// The heads of block l (its parts measured as heads, model/block.hpp), in order, each with its own
+// mixer.
+std::vector<const model::MixerPart<float>*> heads_of(const model::Model<float>& model, int l) {
+  std::vector<const model::MixerPart<float>*> heads;
+  for (int p : model::part_indices(model, l, model::Measured::kAsHead))
+    heads.push_back(&model.blocks[l]->parts[p]);
+  return heads;
 }
 
 // Ω's factors of every head with scores (input-dependent mixers), [block][head].
 std::vector<std::vector<std::optional<model::Factors>>> score_factors(
     const model::Model<float>& model) {
   std::vector<std::vector<std::optional<model::Factors>>> factors(model.blocks.size());
-  for (std::size_t l = 0; l < model.blocks.size(); ++l) {
-    const auto& mixing = heads_of(model, l);
-    const auto all = model.views(model::transformer_block(model, l).heads_slices());
-    for (int k = 0; k < mixing.heads(); ++k)
-      factors[l].push_back(
-          mixing.mixer().input_dependent()
-              ? mixing.mixer().factors(mixing.head_parameters(all, k), mixing.head_shape())
-              : std::nullopt);
-  }
+  for (int l = 0; l < model.depth(); ++l)
+    for (const model::MixerPart<float>* head : heads_of(model, l))
+      factors[l].push_back(head->mixer->input_dependent()
+                               ? head->mixer->factors(model.views(head->mixer_slices), head->shape)
+                               : std::nullopt);
   return factors;
 }
 
@@ -66,20 +66,24 @@ std::vector<std::vector<HeadSamples>> collect(
     model::Model<float>& model, const data::TokenSplit& split, int windows,
     const std::vector<std::vector<std::optional<model::Factors>>>* factors) {
   std::vector<std::vector<HeadSamples>> samples(model.blocks.size());
-  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  std::vector<std::vector<int>> head_parts(model.blocks.size());  // [block][head] → its part
+  for (int l = 0; l < model.depth(); ++l)
+    head_parts[l] = model::part_indices(model, l, model::Measured::kAsHead);
+  task::TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   const int n = model.n;
   evaluator.score(
-      split, windows, [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+      split, windows, [&](const task::TokenGraph& graph, const Tape<float>& tape, int, int slot) {
         for (std::size_t l = 0; l < graph.model.blocks.size(); ++l) {
-          const auto& heads = graph.model.blocks[l].heads;
-          // A distance head's scores are the distance form exactly: no gap to measure.
-          const bool dot_scores = !heads_of(model, l).mixer().distance_scores();
-          samples[l].resize(heads.size());
-          for (std::size_t k = 0; k < heads.size(); ++k) {
+          samples[l].resize(head_parts[l].size());
+          for (std::size_t k = 0; k < head_parts[l].size(); ++k) {
+            const model::MixerGraph& recorded = graph.model.blocks[l].parts[head_parts[l][k]];
+            // A distance head's scores are the distance form exactly: no gap to measure.
+            const bool dot_scores =
+                !model.blocks[l]->parts[head_parts[l][k]].mixer->distance_scores();
             HeadSamples& head = samples[l][k];
-            const Eigen::MatrixXd m = tape.value(heads[k].M).view(slot).cast<double>();
-            const Eigen::VectorXd sigma = analysis::singular_values_of(m);
-            const analysis::RankProfile profile = analysis::rank_profile(sigma);
+            const Eigen::MatrixXd m = tape.value(recorded.M).view(slot).cast<double>();
+            const Eigen::VectorXd sigma = singular_values_of(m);
+            const RankProfile profile = rank_profile(sigma);
             head.effective_rank.push_back(profile.effective_rank);
             head.k90.push_back(profile.k90);
             head.k99.push_back(profile.k99);
@@ -87,9 +91,9 @@ std::vector<std::vector<HeadSamples>> collect(
             head.singular_sum += sigma;
             if (factors == nullptr || !(*factors)[l][k] || !dot_scores) continue;
             const model::Factors& f = *(*factors)[l][k];
-            const Eigen::MatrixXd x = tape.value(heads[k].input).view(slot).cast<double>();
-            const analysis::DistanceFormGap gap = analysis::distance_form_gap(
-                projected(x, f.A, f.sigma), projected(x, f.B, f.sigma), true);
+            const Eigen::MatrixXd x = tape.value(recorded.input).view(slot).cast<double>();
+            const DistanceFormGap gap =
+                distance_form_gap(projected(x, f.A, f.sigma), projected(x, f.B, f.sigma), true);
             head.gap.push_back(gap.gap);
             head.key_variation.push_back(gap.key_norm_variation);
           }
@@ -110,18 +114,21 @@ json spectrum_json(const HeadSamples& head) {
           {"mean_singular_values", mean_sigma}};
 }
 
-// Validation loss over the windows with every head's M replaced by its rank-k truncation.
-double truncated_loss(TokenEvaluator& evaluator, const data::TokenSplit& split, int windows,
-                      int rank) {
+// Validation loss over the windows with every head's M replaced by its rank-k truncation
+// (`evaluator` runs `model`).
+double truncated_loss(const model::Model<float>& model, task::TokenEvaluator& evaluator,
+                      const data::TokenSplit& split, int windows, int rank) {
   std::vector<int> head_ids;
-  for (const model::BlockGraph& block : evaluator.graph().model.blocks)
-    for (const model::MixerGraph& head : block.heads) head_ids.push_back(head.M.id);
+  const std::vector<model::BlockGraph>& blocks = evaluator.graph().model.blocks;
+  for (int l = 0; l < model.depth(); ++l)
+    for (int p : model::part_indices(model, l, model::Measured::kAsHead))
+      head_ids.push_back(blocks[l].parts[p].M.id);
   std::sort(head_ids.begin(), head_ids.end());
   const Tape<float>::ForwardEdit edit = [&](Tape<float>& tape, Var output, int first, int end) {
     if (!std::binary_search(head_ids.begin(), head_ids.end(), output.id)) return;
     for (int b = first; b < end; ++b) {
       MatrixMap<float> m = tape.value(output).matrix(b);
-      m = analysis::truncated(m.cast<double>(), rank).cast<float>();
+      m = truncated(m.cast<double>(), rank).cast<float>();
     }
   };
   return evaluator.score(split, windows, {}, edit).loss;
@@ -147,50 +154,54 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
   json result;
   result["windows"] = windows;
   result["n"] = n;
-  const Eigen::VectorXd uniform = analysis::singular_values_of(analysis::uniform_causal_average(n));
-  const analysis::RankProfile uniform_profile = analysis::rank_profile(uniform);
+  const Eigen::VectorXd uniform = singular_values_of(uniform_causal_average(n));
+  const RankProfile uniform_profile = rank_profile(uniform);
   result["uniform_causal_average"] = {{"effective_rank", uniform_profile.effective_rank},
                                       {"k90", uniform_profile.k90},
                                       {"k99", uniform_profile.k99}};
 
   // Seed 001's functional test: the loss with every head truncated to rank k.
-  TokenEvaluator evaluator(trained, windows, model::LayerKernels::kComposite);
+  task::TokenEvaluator evaluator(trained, windows, model::LayerKernels::kComposite);
   result["full_loss"] = evaluator.score(split, windows).loss;
   json truncation = json::array();
   for (int rank : truncation_ranks(n)) {
     truncation.push_back(
-        {{"rank", rank}, {"loss", truncated_loss(evaluator, split, windows, rank)}});
+        {{"rank", rank}, {"loss", truncated_loss(trained, evaluator, split, windows, rank)}});
     interrupt::throw_if_stop_requested("analysis");
   }
   result["truncation"] = truncation;
 
-  // Seed 003's spans: the token and position embeddings as each block's first norm maps them.
+  // Seed 003's spans: the token and position embeddings as the norm each block's heads read the
+  // stream through maps them (Block::input_norm: gain, and bias for layernorm; none: the gain 1).
   const Eigen::MatrixXd token_table =
-      trained.params.matrix(token_head(trained).table(trained)).cast<double>();
+      trained.params.matrix(task::token_table(trained)).cast<double>();
   const Eigen::MatrixXd position_table =
       trained.position_table >= 0 ? trained.params.matrix(trained.position_table).cast<double>()
                                   : Eigen::MatrixXd(0, trained.width);
   json blocks = json::array();
-  for (std::size_t l = 0; l < trained.blocks.size(); ++l) {
-    const auto norm = trained.views(model::transformer_block(trained, l).norm1_slices());
-    const analysis::FeatureSpans spans = analysis::feature_spans(
-        token_table, position_table, norm[0].row(0).transpose().cast<double>(), norm.size() == 2);
+  for (int l = 0; l < trained.depth(); ++l) {
+    const auto norm = trained.views(trained.blocks[l]->input_norm);
+    const Eigen::VectorXd gain = norm.empty()
+                                     ? Eigen::VectorXd::Ones(trained.width)
+                                     : Eigen::VectorXd(norm[0].row(0).transpose().cast<double>());
+    const FeatureSpans spans = feature_spans(token_table, position_table, gain, norm.size() == 2);
+    const std::vector<const model::MixerPart<float>*> head_parts = heads_of(trained, l);
     json heads = json::array();
     for (std::size_t k = 0; k < after[l].size(); ++k) {
       json head = {{"head", k + 1},
                    {"spectrum", spectrum_json(after[l][k])},
                    {"spectrum_at_init", spectrum_json(before[l][k])}};
-      if (heads_of(trained, l).mixer().distance_scores()) head["distance_form"] = {{"exact", true}};
+      if (head_parts[k]->mixer->distance_scores()) head["distance_form"] = {{"exact", true}};
       for (const auto& [key, samples] : {std::pair{"distance_form", &after[l][k]},
                                          std::pair{"distance_form_at_init", &before[l][k]}})
         if (!samples->gap.empty())
           head[key] = {{"gap", distribution_json(samples->gap)},
                        {"key_norm_variation", distribution_json(samples->key_variation)}};
       if (factors[l][k]) {
-        const analysis::OmegaStructure omega = analysis::omega_structure(
-            analysis::omega_of(*factors[l][k]), spans, trained.width, kOmegaParts);
+        const OmegaStructure omega =
+            omega_structure(omega_of(*factors[l][k]), spans, trained.width, kOmegaParts);
         json parts = json::array();
-        for (const analysis::OmegaPart& part : omega.parts)
+        for (const OmegaPart& part : omega.parts)
           parts.push_back({{"sigma", part.sigma},
                            {"query", shares_json(part.query)},
                            {"key", shares_json(part.key)}});
@@ -214,23 +225,23 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
 }
 
 nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit& split, int windows,
-                             const analysis::AnalysisConfig& thresholds,
+                             const AnalysisConfig& thresholds,
                              const std::filesystem::path& folder) {
   windows = std::min(windows, split.count());
-  analysis::BlockHeadWindows head_windows;
-  TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
-  evaluator.score(split, windows,
-                  [&](const TokenGraph& graph, const Tape<float>& tape, int, int slot) {
-                    std::vector<std::vector<const float*>> head_m;
-                    for (const model::BlockGraph& block : graph.model.blocks) {
-                      head_m.emplace_back();
-                      for (const model::MixerGraph& head : block.heads)
-                        head_m.back().push_back(tape.value(head.M).sample(slot));
-                    }
-                    analysis::add_head_window(head_windows, head_m, model.n);
-                  });
+  BlockHeadWindows head_windows;
+  task::TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
+  evaluator.score(
+      split, windows, [&](const task::TokenGraph& graph, const Tape<float>& tape, int, int slot) {
+        add_head_window(
+            head_windows,
+            head_operators(model,
+                           [&](int l, int p) {
+                             return tape.value(graph.model.blocks[l].parts[p].M).sample(slot);
+                           }),
+            model.n);
+      });
   interrupt::throw_if_stop_requested("analysis");
-  return analysis::block_heads(model, head_windows, thresholds, folder);
+  return block_heads(model, head_windows, thresholds, folder);
 }
 
-}  // namespace ufl::task
+}  // namespace ufl::analysis

@@ -1,7 +1,7 @@
-// The default thread count on a shared machine (train/free_cores.hpp): the free cores rounded to
+// The default thread count on a shared machine (train/thread_count.hpp): the free cores rounded to
 // whole cores, at least one; the cores other processes use, from two CPU counter samples; and a
 // governor the user switched off leaves the count alone.
-#include "train/free_cores.hpp"
+#include "train/thread_count.hpp"
 
 #include <doctest/doctest.h>
 #include <omp.h>

@@ -1,18 +1,18 @@
 #pragma once
-// One head of a transformer block whose M is built from scores (the universal, attention and
-// distance mixers; docs/transformer.md §3, §8), for one sample, as the fused heads kernel
-// (model/modules/heads_kernel.hpp) runs it: S = f(Q, K) by the head's score function, Q·Kᵀ for
-// most (the head's scales, Σ and 1/√r, are folded into Q and K beforehand), then the score-head
-// core (score_core.hpp): P, M = (1−γ)·A + γ·P or P alone, out = M·V, and the backward. The
-// composite graph of the mixer (universal.hpp, attention.hpp) is the reference these are tested
-// against.
+// The score kernel: the fused computation of one transformer head whose M is built from scores
+// (the universal, attention and distance mixers; docs/transformer.md §3, §8), for one sample, as
+// the fused heads kernel (model/modules/heads_kernel.hpp) runs it: S = f(Q, K) by the head's score
+// function, Q·Kᵀ for most (the head's scales, Σ and 1/√r, are folded into Q and K beforehand),
+// then the score core (score_core.hpp): P, M = (1−γ)·A + γ·P or P alone, out = M·V, and the
+// backward. The composite graph of the mixer (universal.hpp, attention.hpp) is the reference
+// these are tested against.
 #include <algorithm>
 
 #include "model/mixers/score_core.hpp"
 
 namespace ufl::model {
 
-struct ScoreHeadShape {
+struct ScoreKernelShape {
   int n = 0, rank = 0, values = 0;  // positions, columns of Q and K, columns of V
   bool causal = false;
   bool gated = false;                             // M = (1−γ)·A + γ·P; else M = P
@@ -33,7 +33,7 @@ struct ScoreHeadShape {
 };
 
 template <class T>
-struct ScoreHeadForward {
+struct ScoreKernelForward {
   ConstStridedMap<T> queries, keys, values;  // n×r, n×r, n×values (columns of the projections)
   T gamma;                                   // read when gated
   T* kept;                                   // kept_size() elements
@@ -42,7 +42,7 @@ struct ScoreHeadForward {
 };
 
 template <class T>
-struct ScoreHeadBackward {
+struct ScoreKernelBackward {
   ConstStridedMap<T> queries, keys, values;
   T gamma;
   const T* kept;
@@ -57,7 +57,7 @@ struct ScoreHeadBackward {
 inline constexpr GateBackwardOrder kHeadGateOrder{false, false};
 
 template <class T>
-void score_head_forward(const ScoreHeadShape& shape, const ScoreHeadForward<T>& v) {
+void score_kernel_forward(const ScoreKernelShape& shape, const ScoreKernelForward<T>& v) {
   const int n = shape.n;
   // S into P's buffer (attention) or the kept A (gated); P from it.
   MatrixMap<T> probabilities(v.kept, n, n);
@@ -69,7 +69,7 @@ void score_head_forward(const ScoreHeadShape& shape, const ScoreHeadForward<T>& 
 }
 
 template <class T>
-void score_head_backward(const ScoreHeadShape& shape, const ScoreHeadBackward<T>& v) {
+void score_kernel_backward(const ScoreKernelShape& shape, const ScoreKernelBackward<T>& v) {
   const int n = shape.n, r = shape.rank;
   const ConstMatrixMap<T> probabilities(v.kept, n, n);
   const ConstMatrixMap<T> scores(shape.gated ? v.kept + std::size_t(n) * n : v.kept, n, n);

@@ -1,7 +1,7 @@
-// The score head of the fused transformer kernel (src/model/mixers/score_head.hpp): known scores
+// The score kernel of the fused transformer heads (src/model/mixers/score_kernel.hpp): known scores
 // in, known mixtures out (the dot product and the distance mixer's score function), and its
 // backward against central differences in double.
-#include "model/mixers/score_head.hpp"
+#include "model/mixers/score_kernel.hpp"
 
 #include <doctest/doctest.h>
 
@@ -25,12 +25,12 @@ StridedMap<double> write(Matrix& m) {
   return StridedMap<double>(m.data(), m.rows(), m.cols(), Eigen::OuterStride<>(m.cols()));
 }
 
-Matrix forward(const ScoreHeadShape& shape, const Matrix& q, const Matrix& k, const Matrix& v,
+Matrix forward(const ScoreKernelShape& shape, const Matrix& q, const Matrix& k, const Matrix& v,
                double gamma, std::vector<double>& kept) {
   kept.assign(shape.kept_size(), 0.0);
   std::vector<double> temporaries(shape.temporaries_size());
   Matrix out = Matrix::Zero(shape.n, shape.values);
-  score_head_forward<double>(
+  score_kernel_forward<double>(
       shape, {read(q), read(k), read(v), gamma, kept.data(), write(out), temporaries.data()});
   return out;
 }
@@ -44,7 +44,7 @@ Matrix random(int rows, int cols, data::Rng& rng) {
 }  // namespace
 
 TEST_CASE("scores of zero give each position the mean of the values it can see (causal)") {
-  const ScoreHeadShape shape{4, 2, 1, true, false};
+  const ScoreKernelShape shape{4, 2, 1, true, false};
   const Matrix q = Matrix::Zero(4, 2), k = Matrix::Ones(4, 2);
   Matrix v(4, 1);
   v << 2, 4, 6, 8;
@@ -61,7 +61,7 @@ TEST_CASE("scores of zero give each position the mean of the values it can see (
 }
 
 TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean over j ≤ i") {
-  const ScoreHeadShape shape{3, 2, 1, true, true};
+  const ScoreKernelShape shape{3, 2, 1, true, true};
   Matrix q(3, 2), k(3, 2), v(3, 1);
   q << 1, 0, 0, 1, 1, 1;
   k << 1, 0, 0, 2, 1, 0;  // S = QKᵀ = [1 0 1; 0 2 0; 1 2 1], masked: [1 0 0; 0 2 0; 1 2 1]
@@ -73,7 +73,7 @@ TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean
   CHECK(out(1, 0) == doctest::Approx(2));
   CHECK(out(2, 0) == doctest::Approx(8.0 / 3));
   // Not causal: every position reads every other, S·V.
-  const ScoreHeadShape open{3, 2, 1, false, true};
+  const ScoreKernelShape open{3, 2, 1, false, true};
   const Matrix all = forward(open, q, k, v, 0.0, kept);
   CHECK(all(0, 0) == doctest::Approx(4));
   CHECK(all(1, 0) == doctest::Approx(4));
@@ -81,7 +81,7 @@ TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean
 }
 
 TEST_CASE("the distance form: S_ij = −½‖Q_i − K_j‖², mixed by a closed gate or the softmax") {
-  const ScoreHeadShape shape{3, 2, 1, false, true, &negative_distance_scores()};
+  const ScoreKernelShape shape{3, 2, 1, false, true, &negative_distance_scores()};
   Matrix q(3, 2), k(3, 2), v(3, 1);
   q << 0, 0, 1, 0, 0, 2;
   k << 0, 0, 1, 1, 2, 0;  // S = −½·[0 2 4; 1 1 1; 4 2 8]
@@ -97,21 +97,21 @@ TEST_CASE("the distance form: S_ij = −½‖Q_i − K_j‖², mixed by a closed
   CHECK(smoothed(0, 0) == doctest::Approx((1 + 2 * w1 + 3 * w2) / (1 + w1 + w2)));
   CHECK(smoothed(1, 0) == doctest::Approx(2));
   // Causal, γ = 0: row i's mean over j ≤ i of S_ij (the norms subtracted there too).
-  const ScoreHeadShape causal{3, 2, 1, true, true, &negative_distance_scores()};
+  const ScoreKernelShape causal{3, 2, 1, true, true, &negative_distance_scores()};
   const Matrix masked = forward(causal, q, k, v, 0.0, kept);
   CHECK(masked(0, 0) == doctest::Approx(0));
   CHECK(masked(1, 0) == doctest::Approx(-0.5 * (1 + 2) / 2));
   CHECK(masked(2, 0) == doctest::Approx(-0.5 * (4 + 4 + 24) / 3));
 }
 
-TEST_CASE("the score head's backward matches central differences, gated or not, causal or not") {
+TEST_CASE("the score kernel's backward matches central differences, gated or not, causal or not") {
   for (bool distance : {false, true})
     for (bool gated : {false, true})
       for (bool causal : {false, true}) {
         CAPTURE(distance);
         CAPTURE(gated);
         CAPTURE(causal);
-        const ScoreHeadShape shape{
+        const ScoreKernelShape shape{
             5, 3, 2, causal, gated, distance ? &negative_distance_scores() : &dot_scores()};
         data::Rng rng(7, data::Stream::kMonteCarlo);
         Matrix q = random(5, 3, rng), k = random(5, 3, rng), v = random(5, 2, rng);
@@ -122,7 +122,7 @@ TEST_CASE("the score head's backward matches central differences, gated or not, 
         Matrix dq(5, 3), dk(5, 3), dv(5, 2);
         double d_gamma = 0;
         std::vector<double> temporaries(shape.temporaries_size());
-        score_head_backward<double>(
+        score_kernel_backward<double>(
             shape, {read(q), read(k), read(v), gamma, kept.data(), read(weights), write(dq),
                     write(dk), write(dv), gated ? &d_gamma : nullptr, temporaries.data()});
         auto loss = [&] {

@@ -1,4 +1,4 @@
-#include "model/classical_operators.hpp"
+#include "classical_operators.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -1,10 +1,10 @@
 #pragma once
 // The two ends of the stack, which belong to the task (docs/transformer.md §1): how the task's
-// input becomes the stream H_0, and what of the last stream H_L its loss reads. A head's
-// parameters are slices of the model's one buffer, as the blocks' are: its input's come before
-// every block's and its output's after them, in that order in the initialisation stream too. The
+// input becomes the stream H_0, and what of the last stream H_L its loss reads. Their parameters
+// are slices of the model's one buffer, as the blocks' are: the input end's come before every
+// block's and the output end's after them, in that order in the initialisation stream too. The
 // default here is the float samples' (docs/experiment.md §2); the token task's is
-// task/token_head.hpp.
+// task/token_ends.hpp. ("Ends", not "head": a head is an attention head, docs/transformer.md §3.)
 #include <string>
 #include <vector>
 
@@ -18,16 +18,16 @@ class Model;
 template <class T>
 struct ModelGraph;
 
-// Holds no state of a model (its slice indices are the model's head_input and head_output), so
-// copies of a model, and models built alike, share one head.
+// Holds no state of a model (its slice indices are the model's input_end and output_end), so
+// copies of a model, and models built alike, share one StackEnds.
 template <class T>
-class Head {
+class StackEnds {
  public:
-  virtual ~Head() = default;
+  virtual ~StackEnds() = default;
   // Each head's M reads only positions j ≤ i (next-token prediction).
   virtual bool causal() const { return false; }
-  // Adds the input's parameter slices (before the blocks') or the output's (after) to the model's
-  // buffer and returns their indices.
+  // Adds the input end's parameter slices (before the blocks') or the output end's (after) to
+  // the model's buffer and returns their indices.
   virtual std::vector<int> build_input(Model<T>&) const { return {}; }
   virtual std::vector<int> build_output(Model<T>&) const { return {}; }
   // Draws their initial values from the model's one initialisation stream.
@@ -46,7 +46,7 @@ class Head {
 // stream as wide as the data needs neither padding nor slicing: the single layer of
 // docs/experiment.md §2 is recorded op for op as before.
 template <class T>
-class SampleHead : public Head<T> {
+class SampleEnds : public StackEnds<T> {
  public:
   std::string input_name() const override { return "H_0"; }
   Var record_input(Tape<T>& tape, Model<T>& model, int batch, bool,
