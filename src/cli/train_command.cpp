@@ -15,6 +15,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/stop_signals.hpp"
+#include "cli/thread_count.hpp"
 #include "cli/utc_time.hpp"
 #include "config/difference.hpp"
 #include "config/load.hpp"
@@ -487,9 +488,7 @@ class TrainCommand {
 
     // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
     // work leaves free, measured now and every 2 s between steps (train/free_cores.hpp).
-    train::ThreadGovernor governor(
-        arguments_.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
-        omp_get_max_threads());
+    train::ThreadGovernor governor(!threads_fixed(arguments_.threads), omp_get_max_threads());
     governor.start();
     const int threads = omp_get_max_threads();
     spdlog::info(

@@ -123,3 +123,18 @@ TEST_CASE("sampling a diverged run warns; parameters that are not finite are ref
                             "sampled; retrain the run\n") != std::string::npos);
 }
 
+TEST_CASE("a prompt that is not UTF-8 is named as the prompt, not as a file to rename") {
+  TemporaryFolder folder;
+  const std::string run = tiny_text_run(folder);
+  for (const std::string& prompt :
+       {std::string("-p '") + "\xe9t\xe9'", std::string("--prompt='\xe9'")}) {
+    CAPTURE(prompt);
+    const CommandResult refused = run_ufl("sample " + run + " " + prompt);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find("is not valid UTF-8 text") != std::string::npos);
+    CHECK(refused.output.find("ufl: error: " + std::string(prompt[1] == 'p' ? "-p" : "--prompt")) ==
+          0);
+    CHECK(refused.output.find("give it as UTF-8 text") != std::string::npos);
+    CHECK(refused.output.find("rename") == std::string::npos);
+  }
+}
