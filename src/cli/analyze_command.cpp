@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "cli/commands.hpp"
+#include "cli/data_folder.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
@@ -36,9 +37,12 @@ json read_json(const fs::path& path) {
 
 // The data the run was trained on: --data if given, else the folder its manifest records, else
 // none (the run generated its data from the config, and so does the analysis).
-std::string data_folder(const AnalyzeArguments& arguments, const json& manifest,
-                        const fs::path& run) {
+std::string data_folder(const AnalyzeArguments& arguments, const config::Config& config,
+                        const json& manifest, const fs::path& run) {
+  check_data_folder(config, arguments.data_dir);
   if (!arguments.data_dir.empty()) return arguments.data_dir;
+  // A token run reads no folder (an older ufl recorded the --data it ignored).
+  if (!takes_data_folder(config)) return "";
   const json recorded = manifest.value("data_dir", json(""));
   const std::string folder = recorded.is_string() ? recorded.get<std::string>() : "";
   std::error_code ignored;  // a folder that cannot be read is as good as gone
@@ -105,7 +109,7 @@ int run_analyze(const AnalyzeArguments& arguments) {
         recorded ? config::parse_config(manifest["config"].dump(), (run / "manifest.json").string())
                  : written;
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
-    const std::string data_dir = data_folder(arguments, manifest, run);
+    const std::string data_dir = data_folder(arguments, config, manifest, run);
     const std::unique_ptr<run::TaskRun> task_run = run::start_run(config, data_dir);
     try {
       results::read_parameters(run, task_run->model().params);

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/data_folder.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
@@ -90,10 +91,12 @@ void check_config_unedited(const fs::path& folder, const json& manifest,
 config::Config load_run_config(const std::string& config_path,
                                const std::vector<std::string>& overrides,
                                const std::string& data_dir) {
-  std::vector<config::Fallback> fallbacks;
-  if (!data_dir.empty())
-    fallbacks.push_back({"dataset.seed", data::dataset_folder_seed(data_dir),
-                         (fs::path(data_dir) / "dataset.json").string()});
+  if (data_dir.empty()) return config::load_config(config_path, overrides);
+  // A kind that reads no folder is refused before the folder's dataset.json is looked for.
+  check_data_folder(config::load_config(config_path, overrides), data_dir);
+  const std::vector<config::Fallback> fallbacks = {
+      {"dataset.seed", data::dataset_folder_seed(data_dir),
+       (fs::path(data_dir) / "dataset.json").string()}};
   return config::load_config(config_path, overrides, fallbacks);
 }
 
@@ -416,8 +419,10 @@ class TrainCommand {
     }
 
     record_.config = source_ ? source_->config : *given_;
+    check_data_folder(record_.config, arguments_.data_dir);
     record_.data_dir = arguments_.data_dir;
-    if (record_.data_dir.empty() && source_)
+    // A token run never read a folder, whatever an older ufl recorded for it.
+    if (record_.data_dir.empty() && source_ && takes_data_folder(record_.config))
       record_.data_dir = source_->manifest.value("data_dir", "");
     record_.invocations = invocations(source_, arguments_.command_line);
     // What `ufl analyze` recorded on the interrupted run stays with it (docs/analyze.md).
