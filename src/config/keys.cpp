@@ -131,6 +131,15 @@ class Entry {
     }
     return *this;
   }
+  // A key every run holds that only the dataset kinds listing it read (DatasetKind::shared_keys).
+  Entry& read_by_kinds() {
+    key_.readers = KeyOwners{"dataset.kind", "dataset kind", {}};
+    for (const data::DatasetKind& kind : data::dataset_kinds())
+      if (std::find(kind.shared_keys.begin(), kind.shared_keys.end(), key_.path) !=
+          kind.shared_keys.end())
+        key_.readers.values.push_back(kind.name);
+    return *this;
+  }
   Entry& follows(std::string words, std::function<void(Config&)> derive) {
     key_.default_text = std::move(words);
     key_.derive_default = std::move(derive);
@@ -216,16 +225,20 @@ std::vector<Key> build_table() {
                  "positions per sample (the sequence length the layer mixes)")
           .rule("an integer ≥ 2", at_least(2)),
       Entry<int>("dataset.d", &Config::dataset, &data::DatasetConfig::d, "channels per position")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<double>("dataset.noise", &Config::dataset, &data::DatasetConfig::noise,
                     "σ: the noise X = C + σE added to every element of the clean signal C")
-          .rule("a number ≥ 0", at_least(0.0)),
+          .rule("a number ≥ 0", at_least(0.0))
+          .read_by_kinds(),
       Entry<int>("dataset.train_size", &Config::dataset, &data::DatasetConfig::train_size,
                  "training samples")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<int>("dataset.test_size", &Config::dataset, &data::DatasetConfig::test_size,
                  "held-out test samples, on which every measurement is made")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<int>("dataset.kernel_width", &Config::dataset, &data::DatasetConfig::kernel_width,
                  "width w of the Gaussian bump that filters white noise; taps −⌊w/2⌋..⌊w/2⌋")
           .owned_by("local", "an integer, 1 ≤ w ≤ dataset.n"),
@@ -550,11 +563,20 @@ std::string KeyOwners::describe() const {
   return noun + (values.size() == 1 ? " " : "s ") + names;
 }
 
-bool applies(const Key& key, const Config& config) {
-  if (key.owners.everyone()) return true;
-  const std::string selected = find_key(key.owners.selector)->read(config).get<std::string>();
-  const auto& values = key.owners.values;
-  return std::find(values.begin(), values.end(), selected) != values.end();
+namespace {
+
+bool selects(const KeyOwners& owners, const Config& config) {
+  if (owners.everyone()) return true;
+  const std::string selected = find_key(owners.selector)->read(config).get<std::string>();
+  return std::find(owners.values.begin(), owners.values.end(), selected) != owners.values.end();
+}
+
+}  // namespace
+
+bool applies(const Key& key, const Config& config) { return selects(key.owners, config); }
+
+bool read_by(const Key& key, const Config& config) {
+  return applies(key, config) && selects(key.readers, config);
 }
 
 std::string default_of(const Key& key) {

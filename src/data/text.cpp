@@ -309,6 +309,7 @@ DatasetKind text_kind() {
   kind.check = check_text;
   kind.vocabulary_key = "dataset.path";
   kind.tokens = read_text;
+  kind.shared_keys = {};  // its size is its text's, its validation dataset.val_fraction's
   kind.size_key = "dataset.path";
   kind.check_files = [](const DatasetConfig& spec) {
     std::error_code error;
