@@ -169,8 +169,9 @@ std::optional<ResumeSource> best_crashed_run(const std::vector<io::StaleStaging>
 // of the refusal stays on disk.
 void check_resume_data(const ResumeSource& source, const json& data_now, run::TaskRun& run,
                        const fs::path& out) {
-  const std::string start_over = "; restore it, or train the new data from the start: ufl train " +
+  const std::string start_over = ", or train the new data from the start: ufl train " +
                                  (source.folder / "config.json").string() + " --out ANOTHER_FOLDER";
+  // The change says what undoes it (restore a file, move an added one out).
   if (const std::string change =
           data::corpus_change(source.manifest.value("data", json::object()), data_now);
       !change.empty())
@@ -183,8 +184,8 @@ void check_resume_data(const ResumeSource& source, const json& data_now, run::Ta
                    std::to_string(source.state.params.size()) + " parameters and " +
                    std::to_string(source.state.sampler_order.size()) +
                    " training windows, and the data read now make " + std::to_string(parameters) +
-                   " and " + std::to_string(windows) + ": the data changed since it trained" +
-                   start_over);
+                   " and " + std::to_string(windows) +
+                   ": the data changed since it trained; restore them" + start_over);
 }
 
 // The list of invocations that made the run (manifest "invocations"): the source's, then ours.

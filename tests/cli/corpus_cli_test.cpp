@@ -198,3 +198,26 @@ TEST_CASE("a kernel file that reports no size (/proc) is read, not called empty"
   CHECK(trained.output.find("is empty") == std::string::npos);
   CHECK(trained.exit_code == 0);
 }
+
+TEST_CASE("--resume after a file was added to the corpus folder says to move it out") {
+  TemporaryFolder folder;
+  const fs::path corpus = folder.path / "corpus";
+  fs::create_directories(corpus);
+  TemporaryFolder texts;
+  fs::copy_file(write_tiny_corpus(texts), corpus / "a.txt");
+  const std::string run = folder / "run";
+  REQUIRE(interrupt_after_first_checkpoint(
+      folder.path,
+      "configs/transformer/text.json --set dataset.path=" + corpus.string() + " --out " + run +
+          " --set train.steps=100000 --set train.checkpoint_every=20 -j1" + kTinyTextRun));
+  REQUIRE(nlohmann::json::parse(read_text(fs::path(run) / "manifest.json"))["status"] ==
+          "interrupted");
+  fs::copy_file(write_tiny_corpus(texts, "b.txt"), corpus / "b.txt");
+  const CommandResult added = run_ufl("train --resume " + run + " -q");
+  INFO(added.output);
+  CHECK(added.exit_code == 2);
+  CHECK(added.output.find((corpus / "b.txt").string() +
+                          " was added to the corpus folder; move it out of the folder, or train "
+                          "the new data from the start") != std::string::npos);
+  CHECK(added.output.find("restore it") == std::string::npos);
+}
