@@ -89,3 +89,23 @@ TEST_CASE("a run too large for memory exits 2 before allocating, naming the keys
   CHECK(generate.output.find("dataset.train_size") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
 }
+
+TEST_CASE("a transformer run too large for memory because of layer.rank names layer.rank") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  // 3·10⁶ columns per head: hundreds of GB of projections and parameters.
+  const CommandResult refused =
+      run_ufl("train configs/transformer/copy.json --set layer.rank=3000000 --out " + out);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("layer.rank = 3000000") != std::string::npos);
+  CHECK(refused.output.find("available; lower ") != std::string::npos);
+  CHECK(refused.output.substr(refused.output.find("available; lower ")).find("layer.rank") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  const CommandResult config =
+      run_ufl("config configs/transformer/copy.json --set layer.rank=3000000");
+  CHECK(config.output.find("ufl train would refuse this run") != std::string::npos);
+  CHECK(config.output.substr(config.output.find("would refuse")).find("layer.rank") !=
+        std::string::npos);
+}

@@ -92,12 +92,20 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
   // Once per step, each weight transposed, and it and its transpose in the product kernel's panel
   // layout (tape/batched_op.hpp, PackedWeight): at most three copies of the blocks' weights.
   const double per_step = 3 * depth * (projections * D + D * D + 2 * D * hidden);
-  MemoryPart training_tape{"training tape",
-                           (batch * per_sample + groups * (workspace + slots) + per_step) * kFloat,
-                           "train.batch_size = " + number(batch) +
-                               " × model.depth = " + number(depth) + " × (" + width_text + ", " +
-                               n_text + "², model.mlp_ratio, layer.heads)",
-                           {"train.batch_size", "model.depth", "model.width", "dataset.n"}};
+  // A head with scores projects to layer.rank columns: a rank far above the width's share (a
+  // mistyped layer.rank) is what fills the memory then, and the advice names it.
+  const std::string rank_text = scores ? ", layer.rank = " + number(r) : "";
+  const std::vector<std::string> rank_key =
+      scores ? std::vector<std::string>{"layer.rank"} : std::vector<std::string>{};
+  auto with_rank = [&rank_key](std::vector<std::string> keys) {
+    keys.insert(keys.end(), rank_key.begin(), rank_key.end());
+    return keys;
+  };
+  MemoryPart training_tape{
+      "training tape", (batch * per_sample + groups * (workspace + slots) + per_step) * kFloat,
+      "train.batch_size = " + number(batch) + " × model.depth = " + number(depth) + " × (" +
+          width_text + ", " + n_text + "², model.mlp_ratio, layer.heads" + rank_text + ")",
+      with_rank({"train.batch_size", "model.depth", "model.width", "dataset.n"})};
   // The session's evaluation tape: for tokens fused, forward values only, one window per thread
   // and pass (tape/tape.hpp, evaluation_chunk); under denoise the op-by-op graph
   // (model/evaluate.hpp), which records every head's U, V, UΣ, S, the masked and softmaxed S and
@@ -142,10 +150,10 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
                             ") × (12 × " + width_text + " + train.batch_size = " + number(batch) +
                             " × " + n_text + " + …)",
                         {vocab_key.empty() ? "dataset.vocab" : vocab_key}};
-  MemoryPart weights{"parameters and AdamW",
-                     10 * parameters * kFloat,
-                     "model.depth = " + number(depth) + " × " + width_text + "² × 10 copies",
-                     {"model.depth", "model.width"}};
+  MemoryPart weights{
+      "parameters and AdamW", 10 * parameters * kFloat,
+      "model.depth = " + number(depth) + " × (" + width_text + "²" + rank_text + ") × 10 copies",
+      with_rank({"model.depth", "model.width"})};
   // The data: each token as int32 and each training window's start as int64, with the
   // sampler's order (int32) three times (it, its checkpoint copy and the encoding); float data
   // as the denoise kinds hold it.
