@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "data/registry.hpp"
 #include "model/block.hpp"
@@ -41,8 +42,9 @@ void assign(Field& field, const json& value) {
 
 std::string number_text(double value) { return json(value).dump(); }
 
-// "0.5, or 0.99 in transformer blocks": the first kind's default γ, and each other kind's where it
-// differs (model/blocks/).
+// "0.5, or 0.99 in transformer blocks; 0.99 for the distance mixer": the first block kind's
+// default γ, each other kind's where it differs (model/blocks/), and the mixers' own defaults,
+// which win.
 std::string gate_init_text() {
   const std::vector<const model::BlockKind*>& kinds = model::block_kinds();
   const double first = kinds.front()->default_gate_init();
@@ -50,6 +52,9 @@ std::string gate_init_text() {
   for (const model::BlockKind* kind : kinds)
     if (kind->default_gate_init() != first)
       text += ", or " + number_text(kind->default_gate_init()) + " in " + kind->name() + " blocks";
+  for (const model::Mixer<float>* mixer : model::mixers<float>())
+    if (const std::optional<double> own = mixer->default_gate_init())
+      text += "; " + number_text(*own) + " for the " + std::string(mixer->name()) + " mixer";
   return text;
 }
 
@@ -364,10 +369,14 @@ std::vector<Key> build_table() {
                     "γ at initialisation, the gate of the universal and distance mixers between S "
                     "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
-          .follows(gate_init_text() + " (docs/transformer.md §10)",
+          .follows(gate_init_text() + " (docs/transformer.md §10, docs/universality.md)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     c.layer.gate_init = block != nullptr ? block->default_gate_init() : 0.5;
+                     const model::Mixer<float>* mixer = model::find_mixer<float>(c.layer.mixer);
+                     c.layer.gate_init = mixer != nullptr && mixer->default_gate_init()
+                                             ? *mixer->default_gate_init()
+                                         : block != nullptr ? block->default_gate_init()
+                                                            : 0.5;
                    })
           .rule("a number, 0 < γ < 1",
                 [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),
