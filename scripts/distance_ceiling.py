@@ -19,10 +19,11 @@ the same config and seed (its metrics.json). Prints one JSON line per class.
 import json
 import math
 import os
-import sys
 
 import numpy as np
 from scipy.optimize import minimize
+
+from script_arguments import arguments
 
 
 def scores(x, form):
@@ -70,7 +71,7 @@ def fit(train_x, train_t, test_x, test_t, form):
 
 
 def main():
-    data, run = sys.argv[1], sys.argv[2]
+    data, run = arguments(__doc__, 2)
     load = lambda name: np.load(os.path.join(data, name)).astype(np.float64)
     train_x, train_t = load("train_inputs.npy"), load("train_targets.npy")
     test_x, test_t = load("test_inputs.npy"), load("test_targets.npy")

@@ -8,6 +8,11 @@
 #   bash scripts/fuzz.sh 3600       # an hour per target; see fuzz/README.md
 #   UFL_FUZZ_TARGETS="fuzz_npy" bash scripts/fuzz.sh 60
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+help_asked "$@"
+[ $# -le 1 ] || refuse "one argument at most (SECONDS), got $#"
+[[ ${1:-30} =~ ^[0-9]+$ ]] || refuse "SECONDS must be a whole number of seconds, got '$1'"
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${1:-30}

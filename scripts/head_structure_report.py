@@ -11,9 +11,10 @@ over windows, trained and at initialisation; the loss with every head truncated 
 """
 import json
 import os
-import sys
 
 import numpy as np
+
+from script_arguments import arguments
 
 
 def load(run):
@@ -45,9 +46,7 @@ def name_of(run, metrics):
 
 
 def main():
-    runs = sys.argv[1:]
-    if not runs:
-        raise SystemExit(__doc__)
+    runs = arguments(__doc__, 1, -1)
     loaded = [(run, *load(run)) for run in runs]
 
     print("Seed 001: spectra of each head's M(X) (medians over heads of each head's median over "
@@ -62,15 +61,22 @@ def main():
               f"{median_range(stats['k90'], 0)} | {median_range(stats['effective_rank'], 1)} | "
               f"{median_range(init, 0)} | {heads['uniform_causal_average']['k99']} |")
     print("\nSeed 001: validation loss over the windows with every head's M truncated to rank k\n")
-    ranks = [row["rank"] for row in loaded[0][1]["truncation"]]
-    print("| run | " + " | ".join(f"k = {k}" for k in ranks) + " | full | k = 16 − full |")
+    # The ranks of every run (runs of other n truncate at other ranks), and the gap at rank 16,
+    # or at the largest rank every run has when n ≤ 16 leaves no rank 16 below full.
+    truncations = [{row["rank"]: row["loss"] for row in heads["truncation"]}
+                   for _, heads, _, _ in loaded]
+    ranks = sorted(set().union(*truncations))
+    shared = set.intersection(*(set(losses) for losses in truncations))
+    gap_rank = 16 if 16 in shared else max(shared, default=None)
+    cell = lambda losses, k: f"{losses[k]:.3f}" if k in losses else "—"  # noqa: E731
+    gap_title = f"k = {gap_rank} − full" if gap_rank is not None else "gap"
+    print("| run | " + " | ".join(f"k = {k}" for k in ranks) + f" | full | {gap_title} |")
     print("|---|" + "---|" * (len(ranks) + 2))
-    for run, heads, metrics, _ in loaded:
-        losses = {row["rank"]: row["loss"] for row in heads["truncation"]}
-        gap16 = losses.get(16, float("nan")) - heads["full_loss"]
-        print(f"| {name_of(run, metrics)} | " +
-              " | ".join(f"{losses.get(k, float('nan')):.3f}" for k in ranks) +
-              f" | {heads['full_loss']:.3f} | {gap16:+.3f} |")
+    for (run, heads, metrics, _), losses in zip(loaded, truncations):
+        gap = (f"{losses[gap_rank] - heads['full_loss']:+.3f}" if gap_rank is not None
+               else "— (no truncated rank)")
+        print(f"| {name_of(run, metrics)} | " + " | ".join(cell(losses, k) for k in ranks) +
+              f" | {heads['full_loss']:.3f} | {gap} |")
 
     print("\nSeed 002: distance-form gap (0 = the distance form) and key-norm variation "
           "(medians over windows; median and range over heads)\n")

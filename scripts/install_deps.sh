@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything ufl needs to build, test and plot on Debian 12 (run as root).
+#
+#   bash scripts/install_deps.sh
+#
+# Env: UFL_WITH_TORCH=1 (also the PyTorch peer of bench/), UFL_WITH_FUZZ=1 (clang for fuzz/),
+# UFL_WITH_SLURM=1 (a one-node Slurm for scripts/test_slurm.sh).
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 export DEBIAN_FRONTEND=noninteractive
 packages=(cmake g++ make git
           libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev

@@ -13,6 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import section8_report as s8  # noqa: E402  (runs by kind, number formats, counts)
 import ufl_runs  # noqa: E402
+from script_arguments import arguments  # noqa: E402
 
 KINDS = ["hadamard", "haar", "dct", "butterfly"]
 MIXERS = ["universal", "linear"]
@@ -50,9 +51,7 @@ def md(header, rows):
 
 
 def main(argv):
-    if len(argv) != 3:
-        sys.exit(__doc__)
-    root, out = argv[1], argv[2]
+    root, out = arguments(__doc__, 2, argv=argv)
     runs = s8.find_runs(root)
     if not runs:
         sys.exit(f"no finished runs under {root}")

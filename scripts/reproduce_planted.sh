@@ -28,6 +28,9 @@
 #   SEEDS="1 2 3"     the seeds;  MIXERS="universal linear" the mixers
 #   PYTHON=path       python with numpy+matplotlib (default /usr/bin/python3)
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 
 # shellcheck source=lib/reproduce.sh
 source "$(dirname "$0")/lib/reproduce.sh"

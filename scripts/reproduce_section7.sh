@@ -35,6 +35,9 @@
 #   SECTION8_SEEDS="1 2 3"  the Section 8 datasets' seeds ("" skips them)
 #   PYTHON=path        python with numpy+matplotlib (/usr/bin/python3)
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 
 # shellcheck source=lib/reproduce.sh
 source "$(dirname "$0")/lib/reproduce.sh"

@@ -52,6 +52,9 @@
 #   UFL_RESULTS=dir  output folder
 #   PYTHON=path      python with numpy+matplotlib (/usr/bin/python3)
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 
 # shellcheck source=lib/reproduce.sh
 source "$(dirname "$0")/lib/reproduce.sh"

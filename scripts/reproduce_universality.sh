@@ -31,6 +31,9 @@
 #   SEEDS="1 2 3 4 5" the seeds;  MIXERS="universal attention …" the mixers;
 #   PYTHON=path       python with numpy+matplotlib (default /usr/bin/python3)
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 
 # shellcheck source=lib/reproduce.sh
 source "$(dirname "$0")/lib/reproduce.sh"

@@ -10,6 +10,9 @@
 #   bash scripts/sanitize.sh            # uses nproc jobs; UFL_JOBS=1 to use fewer
 #   UFL_CTEST_ARGS="-R config/" bash scripts/sanitize.sh   # extra ctest arguments
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${UFL_SANITIZE_DIR:-build-sanitize}

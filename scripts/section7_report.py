@@ -16,6 +16,7 @@ import os
 import sys
 
 import ufl_runs
+from script_arguments import arguments
 from ufl_runs import rate
 
 try:
@@ -488,12 +489,10 @@ def unclassified_layers(runs):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    runs = find_runs(sys.argv[1])
+    root, out_dir = arguments(__doc__, 2)
+    runs = find_runs(root)
     if not runs:
-        sys.exit(f"no finished runs under {sys.argv[1]}")
-    out_dir = sys.argv[2]
+        sys.exit(f"no finished runs under {root}")
     os.makedirs(out_dir, exist_ok=True)
     text = table(runs)
     for extra in (robustness(runs), unclassified_layers(runs)):

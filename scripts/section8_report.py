@@ -18,6 +18,7 @@ import os
 import sys
 
 import ufl_runs
+from script_arguments import arguments
 from ufl_runs import rate
 
 try:
@@ -647,9 +648,7 @@ def save(fig, out, name):
 # ---------------------------------------------------------------- main
 
 def main(argv):
-    if len(argv) != 3 or argv[1] in ("-h", "--help"):
-        sys.exit(__doc__.strip().split("\n\n")[1] if len(argv) != 3 else __doc__)
-    root, out = argv[1], argv[2]
+    root, out = arguments(__doc__, 2, argv=argv)
     runs = find_runs(root)
     if not runs:
         sys.exit(f"no finished runs (folders with metrics.json) under {root}")

@@ -227,11 +227,16 @@ def plot_gates(axis, trajectory, start=None):
     on a log scale, since the heads start near softmax (γ = layer.gate_init, dashed) and move
     in the third decimal; 1 − γ = 1 is the linear S alone (docs/transformer.md §10)."""
     names = [name for name in trajectory if name.startswith("block")]
+    floor = 1e-6  # below it a float γ is 1 to the precision stored: drawn at the floor
     for name in names:
-        axis.semilogy(trajectory["step"], np.maximum(1 - trajectory[name], 1e-6), lw=1,
+        axis.semilogy(trajectory["step"], np.maximum(1 - trajectory[name], floor), lw=1,
                       label=name.replace("/", " "))
     if start is not None:
-        axis.axhline(1 - start, color="0.4", lw=0.8, ls="--", label=f"start (γ = {start:g})")
+        # The same floor for the start: a layer.gate_init of 1 − 1e-16 would otherwise stretch the
+        # axis ten decades below every curve.
+        shown = "" if 1 - start >= floor else f"; 1 − γ < {floor:g}, drawn at {floor:g}"
+        axis.axhline(max(1 - start, floor), color="0.4", lw=0.8, ls="--",
+                     label=f"start (γ = {start:g}{shown})")
     axis.set_title("gate of each head: 1 − γ (smaller: closer to softmax alone)", fontsize=9)
     axis.set_xlabel("step", fontsize=8)
     axis.set_ylabel("1 − γ", fontsize=8)

@@ -14,6 +14,10 @@
 # empty Slurm state (job IDs restart at 1). Ports: UFL_SLURM_PORT for slurmctld (default 6817)
 # and the next one for slurmd.
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+help_asked "$@"
+[ $# -le 1 ] || refuse "one command (start, env, status or stop), got $#"
 
 state=${UFL_SLURM_DIR:-/tmp/ufl-slurm}
 port=${UFL_SLURM_PORT:-6817}
@@ -163,5 +167,6 @@ case ${1:-} in
   stop) stop ;;
   status) status ;;
   env) echo "export SLURM_CONF=$(printf '%q' "$conf")" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  "") refuse "give a command: start, env, status or stop" ;;
+  *) refuse "unknown command '$1' (start, env, status or stop)" ;;
 esac

@@ -24,9 +24,11 @@
 # OUT_DIR/commands.txt, one shell line per run, and OUT_DIR/pending.txt, the lines of runs
 # not complete yet; scripts/sweeps/slurm_array.sh submits those).
 set -euo pipefail
-
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-[ $# -ge 2 ] || usage
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+help_asked "$@"
+[ $# -ge 2 ] || refuse "give OUT_DIR and at least one CONFIG"
+case $1 in -*) refuse "unknown option '$1' where OUT_DIR comes first" ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "$1"); shift
 configs=()
@@ -38,7 +40,7 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
   configs+=("$(realpath "$1")"); shift
 done
 [ $# -gt 0 ] && shift  # the --
-[ ${#configs[@]} -gt 0 ] || usage
+[ ${#configs[@]} -gt 0 ] || refuse "give at least one CONFIG after OUT_DIR"
 
 # Split LIST into one value per line (see the header for the rules).
 split_list() {

@@ -14,6 +14,9 @@
 #   scripts/test_slurm.sh        # env: UFL_BIN (default build/ufl, built if missing),
 #                                # UFL_SLURM_PORT (default 6837, apart from a cluster on 6817)
 set -euo pipefail
+# shellcheck source=lib/arguments.sh
+source "$(dirname "$0")/lib/arguments.sh"
+no_arguments "$@"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 ufl=${UFL_BIN:-$root/build/ufl}

@@ -58,6 +58,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ufl_runs  # noqa: E402
+from script_arguments import arguments, refuse  # noqa: E402
 from ufl_runs import rate  # noqa: E402
 
 TASKS = ["copy", "mqar", "depth", "text64", "text128"]
@@ -637,11 +638,12 @@ def print_tuned(runs_dir, replication=False):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--tuned":
-        print_tuned(sys.argv[2])
-    elif len(sys.argv) == 3 and sys.argv[1] == "--tuned-replication":
-        print_tuned(sys.argv[2], replication=True)
-    elif len(sys.argv) == 3:
-        main(sys.argv[1], sys.argv[2])
+    first, second = arguments(__doc__, 2, options=("--tuned", "--tuned-replication"))
+    if first == "--tuned":
+        print_tuned(second)
+    elif first == "--tuned-replication":
+        print_tuned(second, replication=True)
+    elif second.startswith("--"):
+        refuse(__doc__, f"{second} comes first: {second} RUNS_DIR")
     else:
-        sys.exit(__doc__)
+        main(first, second)

@@ -23,6 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import section8_report as s8  # noqa: E402  (runs by kind, number formats)
 import ufl_runs  # noqa: E402
+from script_arguments import arguments, refuse  # noqa: E402
 from update_readme_results import replace_readme_section  # noqa: E402
 
 np, plt, Rectangle = s8.np, s8.plt, s8.Rectangle
@@ -384,12 +385,13 @@ def publish(results):
 # ---------------------------------------------------------------- main
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "--publish":
-        publish(argv[2])
+    first, second = arguments(__doc__, 2, options=("--publish",), argv=argv)
+    if first == "--publish":
+        publish(second)
         return
-    if len(argv) != 3 or argv[1] in ("-h", "--help"):
-        sys.exit(__doc__)
-    root, out = argv[1], argv[2]
+    if second == "--publish":
+        refuse(__doc__, "--publish comes first: --publish OUT_DIR")
+    root, out = first, second
     runs = s8.find_runs(root)
     if not runs:
         sys.exit(f"no finished runs (folders with metrics.json) under {root}")

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the README's "Section 8 results" section from results/section8/.
 
+    /usr/bin/python3 scripts/update_readme_results.py [RESULTS_DIR]   (default results/section8)
+
 Copies the table and the main figures to docs/section8/ (tracked, so the README can show them)
 and rewrites the text between the README's section8 markers, with one paragraph per dataset
 whose numbers come from table.csv. Called by scripts/reproduce_section8.sh.
@@ -9,6 +11,8 @@ import csv
 import pathlib
 import shutil
 import sys
+
+from script_arguments import arguments
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- section8:begin -->", "<!-- section8:end -->"
@@ -68,7 +72,8 @@ def paragraph(row):
 
 
 def main():
-    results = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "results" / "section8"
+    given = arguments(__doc__, 0, 1)
+    results = pathlib.Path(given[0]) if given else ROOT / "results" / "section8"
     docs = ROOT / "docs" / "section8"
     docs.mkdir(parents=True, exist_ok=True)
     for name in ["table.md", "fig1_operators.png", "fig2_emergence.png", "fig3_training.png"]:

@@ -9,6 +9,10 @@
 #   scripts/sweeps/noise_by_dataset.sh /tmp/noise --set train.steps=100
 # Output: OUT_DIR/<kind>__noise=<σ>__seed=<n>/, OUT_DIR/runs.csv, OUT_DIR/noise.{png,svg}.
 set -euo pipefail
+# shellcheck source=../lib/arguments.sh
+source "$(dirname "$0")/../lib/arguments.sh"
+help_asked "$@"
+case ${1:-} in -*) refuse "unknown option '$1' where OUT_DIR comes first (the axes follow it)" ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/results/sweeps/noise_by_dataset}

@@ -55,7 +55,11 @@ fi
 # Submit mode: write the grid, then submit only the runs that are not complete yet; with --list,
 # submit a commands file written elsewhere (one shell line per run, e.g. by
 # scripts/reproduce_transformer.sh with SLURM=1), its Slurm output in OUT_DIR/logs.
-[ $# -ge 2 ] || { sed -n '8,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# shellcheck source=../lib/arguments.sh
+source "$(dirname "$0")/../lib/arguments.sh"
+help_asked "$@"
+[ $# -ge 2 ] || refuse "give OUT_DIR and at least one CONFIG (or --list COMMANDS_FILE OUT_DIR)"
+case $1 in --list) ;; -*) refuse "unknown option '$1' where OUT_DIR comes first" ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "$1" = --list ]; then
   [ $# -eq 3 ] || { echo "usage: slurm_array.sh --list COMMANDS_FILE OUT_DIR" >&2; exit 2; }

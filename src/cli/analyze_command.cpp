@@ -1,15 +1,19 @@
 // ufl analyze: recompute a saved run's measurements from its parameters and the data it was
 // trained on, keeping the previous metrics and recording what changed (docs/analyze.md).
+#include <cstdio>
 #include <ctime>
 
 #include "cli/commands.hpp"
+#include "cli/data_folder.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/stop_signals.hpp"
 #include "cli/utc_time.hpp"
 #include "config/difference.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
+#include "interrupt/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/log.hpp"
@@ -36,9 +40,12 @@ json read_json(const fs::path& path) {
 
 // The data the run was trained on: --data if given, else the folder its manifest records, else
 // none (the run generated its data from the config, and so does the analysis).
-std::string data_folder(const AnalyzeArguments& arguments, const json& manifest,
-                        const fs::path& run) {
+std::string data_folder(const AnalyzeArguments& arguments, const config::Config& config,
+                        const json& manifest, const fs::path& run) {
+  check_data_folder(config, arguments.data_dir);
   if (!arguments.data_dir.empty()) return arguments.data_dir;
+  // A token run reads no folder (an older ufl recorded the --data it ignored).
+  if (!takes_data_folder(config)) return "";
   const json recorded = manifest.value("data_dir", json(""));
   const std::string folder = recorded.is_string() ? recorded.get<std::string>() : "";
   std::error_code ignored;  // a folder that cannot be read is as good as gone
@@ -61,6 +68,9 @@ fs::path next_history_file(const fs::path& run) {
 
 int run_analyze(const AnalyzeArguments& arguments) {
   return report_errors([&] {
+    // Ctrl-C and SIGTERM stop the analysis within a second, with exit code 130 and the run folder
+    // as it was (docs/running.md), also when a script started it in the background.
+    StopSignals signals;
     const fs::path run = arguments.run_dir;
     std::error_code ignored;
     if (!fs::is_regular_file(run / "config.json", ignored) ||
@@ -105,7 +115,7 @@ int run_analyze(const AnalyzeArguments& arguments) {
         recorded ? config::parse_config(manifest["config"].dump(), (run / "manifest.json").string())
                  : written;
     const config::Config config = config::load_config(run / "config.json", arguments.overrides);
-    const std::string data_dir = data_folder(arguments, manifest, run);
+    const std::string data_dir = data_folder(arguments, config, manifest, run);
     const std::unique_ptr<run::TaskRun> task_run = run::start_run(config, data_dir);
     try {
       results::read_parameters(run, task_run->model().params);
@@ -115,9 +125,17 @@ int run_analyze(const AnalyzeArguments& arguments) {
     // All of the analysis's files or none: they are written into a copy of the run folder (hard
     // links: no space) that replaces it in one rename at the end.
     io::RunFolder folder(run, /*force=*/true);
+    // Stopped where no check can be made: the copy goes, the run folder stays as it was.
+    signals.on_emergency([staging = folder.staging()] {
+      std::error_code ignored;
+      fs::remove_all(staging, ignored);
+      std::fprintf(stderr, "ufl: the analysis interrupted; the run folder is as it was\n");
+    });
     io::link_tree(run, folder.staging());
     const fs::path& out = folder.staging();
     json metrics = task_run->analyze(out);
+    // A stopped analysis returns early with partial results: none of them is written.
+    interrupt::throw_if_stop_requested("the analysis");
     metrics["name"] = config.name;
     metrics["seed"] = config.seed;
     // Training status comes from the manifest, as `ufl train` wrote it.
@@ -174,6 +192,8 @@ int run_analyze(const AnalyzeArguments& arguments) {
     manifest["analyses"].push_back(record);
     results::write_json(out / "manifest.json", manifest);
     folder.commit();
+    signals.on_emergency(
+        [] { std::fprintf(stderr, "ufl: interrupted; the analysis was written before\n"); });
 
     const std::vector<std::string> lines = task_run->report(metrics);
     for (std::size_t k = 0; k < lines.size(); ++k)

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/data_folder.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "config/describe.hpp"
@@ -25,6 +26,7 @@ int run_config(const ConfigArguments& arguments) {
     if (arguments.config_path.empty())
       throw BadInput("ufl config needs a CONFIG file, or --describe for the list of keys");
     const config::Config config = config::load_config(arguments.config_path, arguments.overrides);
+    check_data_folder(config, arguments.data_dir);
     // Files that cannot be data (a corpus that is not text) are refused before their sizes make
     // an estimate.
     if (const data::DatasetKind* kind = data::find_dataset_kind(config.dataset.kind);

@@ -2,9 +2,11 @@
 // characters go in, and each next character is drawn from softmax(logits / T) of the last
 // position, with the model's window of n characters sliding along; deterministic for a seed. The
 // text is printed as it is drawn, and Ctrl-C or SIGTERM stops it, keeping what was printed.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "cli/commands.hpp"
@@ -132,11 +134,20 @@ int run_sample(const SampleArguments& arguments) {
     }
     if (arguments.length < 0) throw BadInput("--length must be ≥ 0");
     // A run stopped before its last step has a model that is not the one its config describes.
-    if (train::recorded_status(run) == train::TrainStatus::kInterrupted)
+    const std::optional<train::TrainStatus> status = train::recorded_status(run);
+    if (status == train::TrainStatus::kInterrupted)
       spdlog::warn(
           "{} is interrupted: its model is unfinished (resume it with ufl train --resume "
           "{}); sampling it anyway",
           run.string(), run.string());
+    // A diverged run keeps the parameters of its last finite loss (docs/running.md,
+    // "Divergence"): a model, but not the one its config asked for.
+    if (status == train::TrainStatus::kDiverged)
+      spdlog::warn(
+          "{} diverged (its manifest.json says why): its parameters are those of the last "
+          "finite loss, not a finished model; sampling them anyway (retrain with a lower "
+          "train.lr for a finished one)",
+          run.string());
     if (!(arguments.temperature >= 0))
       throw BadInput("--temperature must be ≥ 0 (0: always the most likely character)");
     const std::vector<std::string> prompt = utf8_characters(arguments.prompt);
@@ -160,6 +171,16 @@ int run_sample(const SampleArguments& arguments) {
       results::read_parameters(run, model.params);
     } catch (const io::IoError& error) {
       throw BadInput(error.what());
+    }
+    // Non-finite parameters make every logit NaN, and the draws meaningless.
+    for (const model::ParameterSlice& slice : model.params.slices) {
+      const float* values = model.params.values.data() + slice.offset;
+      const std::size_t bad = std::size_t(std::count_if(
+          values, values + slice.size(), [](float value) { return !std::isfinite(value); }));
+      if (bad > 0)
+        throw BadInput(run.string() + "/params/" + slice.name + ".npy holds " +
+                       std::to_string(bad) + " non-finite value" + (bad == 1 ? "" : "s") +
+                       " (NaN or infinity): the model cannot be sampled; retrain the run");
     }
     Tape<float> tape;
     const model::ModelGraph<float> graph = model::record_model(tape, model, 1, false);

@@ -103,10 +103,16 @@ int run_show(const ShowArguments& arguments) {
     const fs::path run = arguments.run_dir;
     std::error_code ignored;
     if (!fs::is_regular_file(run / "manifest.json", ignored) ||
-        !fs::is_regular_file(run / "config.json", ignored))
+        !fs::is_regular_file(run / "config.json", ignored)) {
+      // A run still training has no folder yet, only its staging folder and its lock: say who
+      // holds it rather than that it is not a run (RunGuard throws "in use by process N").
+      if (fs::exists(io::RunLock::lock_path(run), ignored)) {
+        const RunGuard in_use(run, RunGuard::Use::kExisting);
+      }
       throw BadInput(run.string() +
                      " is not a run folder (no config.json or manifest.json); pass a folder "
                      "written by 'ufl train'");
+    }
     const json manifest = read_object(run / "manifest.json");
     const json config = read_object(run / "config.json");
     const json metrics = read_object(run / "metrics.json");

@@ -11,10 +11,12 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/data_folder.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/stop_signals.hpp"
+#include "cli/thread_request.hpp"
 #include "cli/utc_time.hpp"
 #include "config/difference.hpp"
 #include "config/load.hpp"
@@ -33,9 +35,9 @@
 #include "run/task_run.hpp"
 #include "task/registry.hpp"
 #include "train/checkpoint.hpp"
-#include "train/thread_count.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
+#include "train/thread_count.hpp"
 #include "ufl/version.hpp"
 
 namespace ufl::cli {
@@ -89,10 +91,12 @@ void check_config_unedited(const fs::path& folder, const json& manifest,
 config::Config load_run_config(const std::string& config_path,
                                const std::vector<std::string>& overrides,
                                const std::string& data_dir) {
-  std::vector<config::Fallback> fallbacks;
-  if (!data_dir.empty())
-    fallbacks.push_back({"dataset.seed", data::dataset_folder_seed(data_dir),
-                         (fs::path(data_dir) / "dataset.json").string()});
+  if (data_dir.empty()) return config::load_config(config_path, overrides);
+  // A kind that reads no folder is refused before the folder's dataset.json is looked for.
+  check_data_folder(config::load_config(config_path, overrides), data_dir);
+  const std::vector<config::Fallback> fallbacks = {
+      {"dataset.seed", data::dataset_folder_seed(data_dir),
+       (fs::path(data_dir) / "dataset.json").string()}};
   return config::load_config(config_path, overrides, fallbacks);
 }
 
@@ -165,8 +169,9 @@ std::optional<ResumeSource> best_crashed_run(const std::vector<io::StaleStaging>
 // of the refusal stays on disk.
 void check_resume_data(const ResumeSource& source, const json& data_now, run::TaskRun& run,
                        const fs::path& out) {
-  const std::string start_over = "; restore it, or train the new data from the start: ufl train " +
+  const std::string start_over = ", or train the new data from the start: ufl train " +
                                  (source.folder / "config.json").string() + " --out ANOTHER_FOLDER";
+  // The change says what undoes it (restore a file, move an added one out).
   if (const std::string change =
           data::corpus_change(source.manifest.value("data", json::object()), data_now);
       !change.empty())
@@ -179,8 +184,8 @@ void check_resume_data(const ResumeSource& source, const json& data_now, run::Ta
                    std::to_string(source.state.params.size()) + " parameters and " +
                    std::to_string(source.state.sampler_order.size()) +
                    " training windows, and the data read now make " + std::to_string(parameters) +
-                   " and " + std::to_string(windows) + ": the data changed since it trained" +
-                   start_over);
+                   " and " + std::to_string(windows) +
+                   ": the data changed since it trained; restore them" + start_over);
 }
 
 // The list of invocations that made the run (manifest "invocations"): the source's, then ours.
@@ -415,8 +420,10 @@ class TrainCommand {
     }
 
     record_.config = source_ ? source_->config : *given_;
+    check_data_folder(record_.config, arguments_.data_dir);
     record_.data_dir = arguments_.data_dir;
-    if (record_.data_dir.empty() && source_)
+    // A token run never read a folder, whatever an older ufl recorded for it.
+    if (record_.data_dir.empty() && source_ && takes_data_folder(record_.config))
       record_.data_dir = source_->manifest.value("data_dir", "");
     record_.invocations = invocations(source_, arguments_.command_line);
     // What `ufl analyze` recorded on the interrupted run stays with it (docs/analyze.md).
@@ -487,9 +494,7 @@ class TrainCommand {
 
     // Unless --threads or OMP_NUM_THREADS fixed it, the thread count follows the cores other
     // work leaves free, measured now and every 2 s between steps (train/thread_count.hpp).
-    train::ThreadGovernor governor(
-        arguments_.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr,
-        omp_get_max_threads());
+    train::ThreadGovernor governor(!threads_fixed(arguments_.threads), omp_get_max_threads());
     governor.start();
     const int threads = omp_get_max_threads();
     spdlog::info(

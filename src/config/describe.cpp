@@ -1,5 +1,6 @@
 #include "config/describe.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,16 @@ namespace ufl::config {
 namespace {
 
 // "" for a key of every run; else whose it is: " (dataset kind 'periodic' only)".
+// A key every run holds that some dataset kinds do not read: " (not read by dataset kind 'text')".
 std::string owner_note(const Key& key) {
-  return key.owners.everyone() ? "" : " (" + key.owners.describe() + " only)";
+  if (!key.owners.everyone()) return " (" + key.owners.describe() + " only)";
+  if (key.readers.everyone()) return "";
+  KeyOwners others{key.readers.selector, key.readers.noun, {}};
+  for (const data::DatasetKind& kind : data::dataset_kinds())
+    if (std::find(key.readers.values.begin(), key.readers.values.end(), kind.name) ==
+        key.readers.values.end())
+      others.values.push_back(kind.name);
+  return " (not read by " + others.describe() + ": there only the default)";
 }
 
 // What a mixer is, from its properties (model/mixer.hpp), as the rest of the program asks it.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "data/registry.hpp"
 #include "model/block.hpp"
@@ -41,8 +42,9 @@ void assign(Field& field, const json& value) {
 
 std::string number_text(double value) { return json(value).dump(); }
 
-// "0.5, or 0.99 in transformer blocks": the first kind's default γ, and each other kind's where it
-// differs (model/blocks/).
+// "0.5, or 0.99 in transformer blocks; 0.99 for the distance mixer": the first block kind's
+// default γ, each other kind's where it differs (model/blocks/), and the mixers' own defaults,
+// which win.
 std::string gate_init_text() {
   const std::vector<const model::BlockKind*>& kinds = model::block_kinds();
   const double first = kinds.front()->default_gate_init();
@@ -50,6 +52,9 @@ std::string gate_init_text() {
   for (const model::BlockKind* kind : kinds)
     if (kind->default_gate_init() != first)
       text += ", or " + number_text(kind->default_gate_init()) + " in " + kind->name() + " blocks";
+  for (const model::Mixer<float>* mixer : model::mixers<float>())
+    if (const std::optional<double> own = mixer->default_gate_init())
+      text += "; " + number_text(*own) + " for the " + std::string(mixer->name()) + " mixer";
   return text;
 }
 
@@ -129,6 +134,15 @@ class Entry {
       if (std::find(reads.begin(), reads.end(), key_.path) != reads.end())
         key_.owners.values.emplace_back(mixer->name());
     }
+    return *this;
+  }
+  // A key every run holds that only the dataset kinds listing it read (DatasetKind::shared_keys).
+  Entry& read_by_kinds() {
+    key_.readers = KeyOwners{"dataset.kind", "dataset kind", {}};
+    for (const data::DatasetKind& kind : data::dataset_kinds())
+      if (std::find(kind.shared_keys.begin(), kind.shared_keys.end(), key_.path) !=
+          kind.shared_keys.end())
+        key_.readers.values.push_back(kind.name);
     return *this;
   }
   Entry& follows(std::string words, std::function<void(Config&)> derive) {
@@ -216,16 +230,20 @@ std::vector<Key> build_table() {
                  "positions per sample (the sequence length the layer mixes)")
           .rule("an integer ≥ 2", at_least(2)),
       Entry<int>("dataset.d", &Config::dataset, &data::DatasetConfig::d, "channels per position")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<double>("dataset.noise", &Config::dataset, &data::DatasetConfig::noise,
                     "σ: the noise X = C + σE added to every element of the clean signal C")
-          .rule("a number ≥ 0", at_least(0.0)),
+          .rule("a number ≥ 0", at_least(0.0))
+          .read_by_kinds(),
       Entry<int>("dataset.train_size", &Config::dataset, &data::DatasetConfig::train_size,
                  "training samples")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<int>("dataset.test_size", &Config::dataset, &data::DatasetConfig::test_size,
                  "held-out test samples, on which every measurement is made")
-          .rule("an integer ≥ 1", at_least(1)),
+          .rule("an integer ≥ 1", at_least(1))
+          .read_by_kinds(),
       Entry<int>("dataset.kernel_width", &Config::dataset, &data::DatasetConfig::kernel_width,
                  "width w of the Gaussian bump that filters white noise; taps −⌊w/2⌋..⌊w/2⌋")
           .owned_by("local", "an integer, 1 ≤ w ≤ dataset.n"),
@@ -351,10 +369,14 @@ std::vector<Key> build_table() {
                     "γ at initialisation, the gate of the universal and distance mixers between S "
                     "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
-          .follows(gate_init_text() + " (docs/transformer.md §10)",
+          .follows(gate_init_text() + " (docs/transformer.md §10, docs/universality.md)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     c.layer.gate_init = block != nullptr ? block->default_gate_init() : 0.5;
+                     const model::Mixer<float>* mixer = model::find_mixer<float>(c.layer.mixer);
+                     c.layer.gate_init = mixer != nullptr && mixer->default_gate_init()
+                                             ? *mixer->default_gate_init()
+                                         : block != nullptr ? block->default_gate_init()
+                                                            : 0.5;
                    })
           .rule("a number, 0 < γ < 1",
                 [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),
@@ -550,11 +572,20 @@ std::string KeyOwners::describe() const {
   return noun + (values.size() == 1 ? " " : "s ") + names;
 }
 
-bool applies(const Key& key, const Config& config) {
-  if (key.owners.everyone()) return true;
-  const std::string selected = find_key(key.owners.selector)->read(config).get<std::string>();
-  const auto& values = key.owners.values;
-  return std::find(values.begin(), values.end(), selected) != values.end();
+namespace {
+
+bool selects(const KeyOwners& owners, const Config& config) {
+  if (owners.everyone()) return true;
+  const std::string selected = find_key(owners.selector)->read(config).get<std::string>();
+  return std::find(owners.values.begin(), owners.values.end(), selected) != owners.values.end();
+}
+
+}  // namespace
+
+bool applies(const Key& key, const Config& config) { return selects(key.owners, config); }
+
+bool read_by(const Key& key, const Config& config) {
+  return applies(key, config) && selects(key.readers, config);
 }
 
 std::string default_of(const Key& key) {

@@ -39,6 +39,11 @@ struct Key {
   // values: a dataset kind's key (dataset.freqs: periodic; that kind's record checks its rules)
   // or a mixer's (layer.kernel_width: convolution; the mixers say which keys they read).
   KeyOwners owners;
+  // A key that every run's config.json holds but only some dataset kinds read (dataset.d and
+  // dataset.noise: the kinds of float samples; DatasetKind::shared_keys says which): the kinds
+  // that read it. A run of another kind refuses any value but the default, which it ignores.
+  // Empty (everyone()): every run that holds the key reads it.
+  KeyOwners readers;
 
   // The key's field in a Config, as JSON, and back (the value has passed the type check).
   std::function<nlohmann::json(const Config&)> read;
@@ -53,6 +58,8 @@ struct Key {
 
 // The key belongs to this run (its owners include the run's dataset kind or mixer).
 bool applies(const Key& key, const Config& config);
+// The run reads the key: it belongs to the run, and the run's kind is among its readers.
+bool read_by(const Key& key, const Config& config);
 
 // Every key, in the order of the resolved config.json and of --describe.
 const std::vector<Key>& keys();

@@ -393,6 +393,15 @@ Config build(const std::string& source, const json& document, const Sources& sou
                         key.owners.describe() + ", not '" +
                         find_key(key.owners.selector)->read(config).get<std::string>() +
                         "'; remove it");
+  // A key the run holds but its kind does not read (dataset.noise for text) keeps its default in
+  // config.json; another value would be ignored silently.
+  for (const Key& key : keys())
+    if (value_at(document, key.path) != nullptr && applies(key, config) && !read_by(key, config) &&
+        key.read(config) != key.read(Config{}))
+      throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to " +
+                        key.readers.describe() + ", not '" +
+                        find_key(key.readers.selector)->read(config).get<std::string>() +
+                        "'; remove it");
   // A default that follows other keys (layer.rank = model.width / layer.heads) is checked after
   // every key it can follow, so that a bad value is blamed on the key given, not on the default
   // it made (layer.heads = 64 with model.width = 32 gives layer.rank 0).

@@ -43,20 +43,22 @@ std::string corpus_change(const json& recorded, const json& now) {
   for (const json* file : before) {
     const std::string path = file->value("path", std::string());
     const json* current = find_file(after, path);
-    if (current == nullptr) return path + " is no longer read (gone, or no longer text)";
+    if (current == nullptr)
+      return path + " is no longer read (gone, or no longer text); restore it";
     const auto bytes = file->value("bytes", std::uint64_t(0));
     const auto bytes_now = current->value("bytes", std::uint64_t(0));
     if (bytes_now != bytes)
       return path + " changed size: " + std::to_string(bytes_now) + " bytes now, " +
-             std::to_string(bytes) + " when the run trained";
+             std::to_string(bytes) + " when the run trained; restore it";
     if (current->value("fnv1a64", std::string()) != file->value("fnv1a64", std::string()))
       return path + " changed content at the same size (" + std::to_string(bytes) +
              " bytes; FNV-1a hash " + current->value("fnv1a64", std::string()) + " now, " +
-             file->value("fnv1a64", std::string()) + " when the run trained)";
+             file->value("fnv1a64", std::string()) + " when the run trained); restore it";
   }
   for (const json* file : after)
     if (find_file(before, file->value("path", std::string())) == nullptr)
-      return file->value("path", std::string()) + " was added to the corpus folder";
+      return file->value("path", std::string()) +
+             " was added to the corpus folder; move it out of the folder";
   return "";
 }
 

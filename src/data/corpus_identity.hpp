@@ -15,8 +15,9 @@ nlohmann::json corpus_record(const std::vector<CorpusFile>& files);
 
 // How the corpus read now (`now`, a manifest "data" record) differs from the one a run recorded
 // (`recorded`): "" when they are the same, or when `recorded` predates the record (paths only);
-// else one phrase naming the first file that differs and how ("/x/a.txt changed: 3 000 bytes,
-// was 2 900" or "… changed content at the same size of 3 000 bytes").
+// else one phrase naming the first file that differs and how, and what brings the recorded corpus
+// back ("/x/a.txt changed size: 3000 bytes now, 2900 when the run trained; restore it", "/x/b.txt
+// was added to the corpus folder; move it out of the folder").
 std::string corpus_change(const nlohmann::json& recorded, const nlohmann::json& now);
 
 }  // namespace ufl::data

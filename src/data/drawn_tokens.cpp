@@ -14,6 +14,8 @@ void draw_token_splits(const DatasetConfig& spec, std::uint64_t seed, TokenDatas
 }
 
 void count_drawn_sequences(DatasetKind& kind) {
+  // Of the keys that size float samples, the sequences' counts only (no channels, no noise).
+  kind.shared_keys = {"dataset.train_size", "dataset.test_size"};
   kind.held_out_windows = [](const DatasetConfig& spec) { return spec.test_size; };
   kind.token_count = [](const DatasetConfig& spec) {
     return double(spec.train_size + spec.test_size) * (spec.n + 1);

@@ -73,6 +73,14 @@ struct DatasetKind {
                                 const std::int32_t* partners)>
       partner_estimate;
 
+  // Of the dataset keys every run's config.json holds, the ones that size and shape float samples,
+  // those this kind reads: all for float samples; a token kind lists its own (mqar and copy draw
+  // dataset.train_size and dataset.test_size sequences; text reads none). A run of a kind that
+  // does not read one refuses a value other than the default, which it would ignore
+  // (config/keys.hpp, Key::readers).
+  std::vector<std::string> shared_keys = {"dataset.d", "dataset.noise", "dataset.train_size",
+                                          "dataset.test_size"};
+
   // Token kinds (text, mqar; task next_token): reads or draws the token data. Float kinds leave
   // it empty and fill the members above.
   std::function<TokenDataset(const DatasetConfig&, std::uint64_t seed)> tokens;

@@ -6,6 +6,7 @@
 // sample), the rest validate on val_windows windows drawn once from the data seed.
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -217,8 +218,10 @@ void read_folder(const std::string& path, Corpus& corpus) {
   }
 }
 
-Corpus read_corpus(const std::string& path) {
-  Corpus corpus;
+// dataset.path names a regular file or a folder, else std::invalid_argument; checked by `ufl train`
+// and `ufl config` before the memory estimate, and again when the corpus is read. Returns whether
+// it is a file.
+bool check_corpus_path(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status))
@@ -226,17 +229,24 @@ Corpus read_corpus(const std::string& path) {
                                 " does not exist; point it at a UTF-8 text file or a folder of "
                                 "them (the default, Debian's fortunes, is installed by "
                                 "scripts/install_deps.sh)");
-  if (fs::is_regular_file(status)) {
-    if (fs::file_size(path, error) == 0)
+  if (fs::is_regular_file(status)) return true;
+  if (!fs::is_directory(status))
+    throw std::invalid_argument("dataset.path: " + path +
+                                " is neither a regular file nor a folder; give a text file or a "
+                                "folder of them");
+  return false;
+}
+
+Corpus read_corpus(const std::string& path) {
+  Corpus corpus;
+  if (check_corpus_path(path)) {
+    // A file of size 0 may still hold text: the kernel's files (/proc) report no size.
+    if (read_bytes(path, 1).empty())
       throw std::invalid_argument("dataset.path: " + path + " is empty; give a text file");
     if (const std::string fault = add_text_file(path, corpus); !fault.empty())
       throw not_text(path, fault);
     return corpus;
   }
-  if (!fs::is_directory(status))
-    throw std::invalid_argument("dataset.path: " + path +
-                                " is neither a regular file nor a folder; give a text file or a "
-                                "folder of them");
   read_folder(path, corpus);
   if (corpus.files.empty())
     throw std::invalid_argument("dataset.path: " + path + " holds no UTF-8 text file (skipped " +
@@ -269,14 +279,24 @@ TokenDataset read_text(const DatasetConfig& spec, std::uint64_t seed) {
   const std::size_t total = corpus.points.size();
   const std::size_t train_size = std::size_t(double(total) * (1 - spec.val_fraction));
   const std::size_t needed = 10 * std::size_t(spec.n + 1);
-  if (train_size < needed || total - train_size < needed)
+  if (train_size < needed || total - train_size < needed) {
+    // Too short for both splits, or split too unevenly by dataset.val_fraction.
+    std::string fix = "give a longer text or a smaller dataset.n";
+    if (total >= 2 * needed + 2) {
+      const double low = double(needed + 1) / double(total), high = 1 - low;
+      fix = (train_size < needed ? fmt::format("lower dataset.val_fraction = {} to at most {:.3g}",
+                                               spec.val_fraction, std::floor(high * 1e3) / 1e3)
+                                 : fmt::format("raise dataset.val_fraction = {} to at least {:.3g}",
+                                               spec.val_fraction, std::ceil(low * 1e3) / 1e3)) +
+            ", or " + fix;
+    }
     throw std::invalid_argument(
         "dataset.path: " + spec.path + " has " + std::to_string(total) +
         (total == 1 ? " character" : " characters") + ": the training split holds " +
         std::to_string(train_size) + " and the validation split " +
         std::to_string(total - train_size) + ", fewer than 10 windows of dataset.n + 1 = " +
-        std::to_string(spec.n + 1) + " characters (" + std::to_string(needed) +
-        ") each; give a longer text or a smaller " + "dataset.n");
+        std::to_string(spec.n + 1) + " characters (" + std::to_string(needed) + ") each; " + fix);
+  }
   for (TokenSplit* split : {&data.train, &data.validation}) split->n = spec.n;
   data.train.stream.reserve(train_size);
   data.validation.stream.reserve(total - train_size);
@@ -309,10 +329,10 @@ DatasetKind text_kind() {
   kind.check = check_text;
   kind.vocabulary_key = "dataset.path";
   kind.tokens = read_text;
+  kind.shared_keys = {};  // its size is its text's, its validation dataset.val_fraction's
   kind.size_key = "dataset.path";
   kind.check_files = [](const DatasetConfig& spec) {
-    std::error_code error;
-    if (!fs::is_regular_file(spec.path, error) || fs::file_size(spec.path, error) == 0) return;
+    if (!check_corpus_path(spec.path)) return;  // a folder: its files are judged when read
     if (const std::string fault = prefix_fault(spec.path); !fault.empty())
       throw not_text(spec.path, fault);
   };

@@ -126,6 +126,9 @@ class Mixer {
   // (the distance mixer): readings that assume the dot form (the attention fit of a layer, the
   // distance-form gap of docs/transformer.md §11) do not apply to it.
   virtual bool distance_scores() const { return false; }
+  // layer.gate_init when the config does not set it, for mixers whose documented result needs a
+  // start of their own; nullopt: the block kind's default (BlockKind::default_gate_init).
+  virtual std::optional<double> default_gate_init() const { return std::nullopt; }
   // M can be made causal (lower triangular) for next-token prediction; fourier cannot.
   virtual bool has_causal_form() const { return true; }
   // What its operators can be, at this shape and config.

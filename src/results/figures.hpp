@@ -11,7 +11,12 @@ namespace ufl::results {
 // on PATH may lack Debian's NumPy and Matplotlib).
 std::string figure_python();
 
-// Runs `<python> <source>/scripts/<script> <run>`; returns "" when it drew the figure, else one
+// The folder of those scripts: the installed copy beside the binary (PREFIX/share/ufl/scripts for
+// PREFIX/bin/ufl, `cmake --install`; docs/install.md) when there is one, else scripts/ of the
+// source tree the binary was built from.
+std::filesystem::path scripts_folder();
+
+// Runs `<python> <scripts_folder()>/<script> <run>`; returns "" when it drew the figure, else one
 // line saying why not: no such Python, no Matplotlib for it (and how to install it), or the
 // script failed. A stop request (Ctrl-C, SIGTERM) ends the script and throws
 // interrupt::Interrupted.

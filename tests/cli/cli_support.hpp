@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,9 +31,23 @@ inline CommandResult run_command(const std::string& command) {
   return result;
 }
 
+// The ufl binary the tests run: the one built beside them, or $UFL_TEST_BINARY (another build,
+// e.g. an older one, to see which of the tests that use run_ufl it fails).
+inline std::string ufl_binary() {
+  const char* chosen = std::getenv("UFL_TEST_BINARY");
+  return chosen != nullptr && *chosen != '\0' ? chosen : UFL_BINARY;
+}
+
+// The source folder whose configs/ and scripts/ those tests use: this one, or $UFL_TEST_SOURCE.
+inline std::string source_dir() {
+  const char* chosen = std::getenv("UFL_TEST_SOURCE");
+  return chosen != nullptr && *chosen != '\0' ? chosen : UFL_SOURCE_DIR;
+}
+
 // `ufl ARGS`, run from the source folder so that configs/ resolves.
 inline CommandResult run_ufl(const std::string& arguments, const std::string& environment = "") {
-  return run_command("cd " UFL_SOURCE_DIR " && " + environment + " " UFL_BINARY " " + arguments);
+  return run_command("cd " + source_dir() + " && " + environment + " " + ufl_binary() + " " +
+                     arguments);
 }
 
 inline std::string read_text(const std::filesystem::path& path) {
@@ -99,8 +114,8 @@ inline bool wait_until_ended(const std::string& pid) {
 // that a signal lands mid-training; "" if none appeared.
 inline std::string train_until_first_checkpoint(const std::filesystem::path& folder,
                                                 const std::string& arguments) {
-  const std::string start = "cd " UFL_SOURCE_DIR " && (" UFL_BINARY " train " + arguments + " > " +
-                            (folder / "log").string() + " 2>&1 & echo $! > " +
+  const std::string start = "cd " + source_dir() + " && (" + ufl_binary() + " train " + arguments +
+                            " > " + (folder / "log").string() + " 2>&1 & echo $! > " +
                             (folder / "pid").string() + ")";
   if (std::system(start.c_str()) != 0 || !wait_for_first_checkpoint(folder)) return "";
   std::string pid = read_text(folder / "pid");

@@ -89,3 +89,48 @@ TEST_CASE("a run too large for memory exits 2 before allocating, naming the keys
   CHECK(generate.output.find("dataset.train_size") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
 }
+
+TEST_CASE("a transformer run too large for memory because of layer.rank names layer.rank") {
+  TemporaryFolder folder;
+  const std::string out = folder / "run";
+  // 3·10⁶ columns per head: hundreds of GB of projections and parameters.
+  const CommandResult refused =
+      run_ufl("train configs/transformer/copy.json --set layer.rank=3000000 --out " + out);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("layer.rank = 3000000") != std::string::npos);
+  CHECK(refused.output.find("available; lower ") != std::string::npos);
+  CHECK(refused.output.substr(refused.output.find("available; lower ")).find("layer.rank") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  const CommandResult config =
+      run_ufl("config configs/transformer/copy.json --set layer.rank=3000000");
+  CHECK(config.output.find("ufl train would refuse this run") != std::string::npos);
+  CHECK(config.output.substr(config.output.find("would refuse")).find("layer.rank") !=
+        std::string::npos);
+}
+
+TEST_CASE("layer.gate_init defaults to the setting each mixer's documented result needs") {
+  auto gate = [](const std::string& arguments) {
+    TemporaryFolder folder;
+    // Standard output only: the resolved config (the estimate goes to standard error).
+    const CommandResult result =
+        run_command("cd " + source_dir() + " && (" + ufl_binary() + " config " + arguments + " 2>" +
+                    (folder / "stderr") + ")");
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.output)["layer"]["gate_init"].get<double>();
+  };
+  // The universal layer: ½ in a mixer block (Section 8), 0.99 in transformer blocks (§10).
+  CHECK(gate("configs/section8/global.json") == 0.5);
+  CHECK(gate("configs/transformer/text.json") == 0.99);
+  // The distance mixer: 0.99 in every block; at ½ it ends below the best fixed operator
+  // (docs/universality.md, "The distance mixer").
+  CHECK(gate("configs/section8/global.json --set layer.mixer=distance") == 0.99);
+  CHECK(gate("configs/transformer/text.json --set layer.mixer=distance") == 0.99);
+  // A gate the user sets is the user's.
+  CHECK(gate("configs/section8/global.json --set layer.mixer=distance --set layer.gate_init=0.5") ==
+        0.5);
+  CHECK(run_ufl("config --describe").output.find("0.99 for the distance mixer") !=
+        std::string::npos);
+}

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include "cli_support.hpp"
 
@@ -163,4 +165,34 @@ TEST_CASE("a config that is a FIFO is refused at once; a pipe with a writer is r
                   " config <(cat configs/section8/local.json) 2>/dev/null'");
   CHECK(piped.exit_code == 0);
   CHECK(piped.output.find("\"kind\": \"local\"") != std::string::npos);
+}
+
+TEST_CASE("a dataset key the kind does not read is refused: the float samples' keys on tokens") {
+  // text reads none of dataset.d, noise, train_size, test_size (its size is its text's); mqar and
+  // copy draw train_size and test_size sequences but have no channels and no noise.
+  TemporaryFolder folder;
+  const std::string text = "dataset kinds 'local', 'global', 'periodic', 'lowrank', 'induction'";
+  for (const auto& [config, key, value] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"text", "dataset.train_size", "5"},
+           {"text", "dataset.test_size", "5"},
+           {"text", "dataset.noise", "7"},
+           {"text", "dataset.d", "3"},
+           {"mqar", "dataset.d", "3"},
+           {"copy", "dataset.noise", "0.1"}}) {
+    CAPTURE(config + " " + key);
+    for (const std::string command : {"config", "train"}) {
+      const CommandResult refused =
+          run_ufl(command + " configs/transformer/" + config + ".json --set " + key + "=" + value +
+                  (command == "train" ? " --out " + (folder / "run") : std::string()));
+      CHECK(refused.exit_code == 2);
+      CHECK(refused.output.rfind("ufl: error: --set: " + key + " belongs to " + text, 0) == 0);
+      CHECK(refused.output.find(", not '" + config + "'; remove it\n") != std::string::npos);
+      CHECK_FALSE(fs::exists(folder / "run"));
+    }
+  }
+  // What they read, and a key's own default (every run's config.json holds it, as it always has),
+  // are accepted.
+  CHECK(run_ufl("config configs/transformer/mqar.json --set dataset.train_size=64").exit_code == 0);
+  CHECK(run_ufl("config configs/transformer/text.json --set dataset.d=16").exit_code == 0);
 }

@@ -139,3 +139,85 @@ TEST_CASE(
   CHECK(manifest["data"]["files"].size() == 1);
   CHECK(manifest["data"]["skipped_files"].size() == 6);
 }
+
+TEST_CASE("ufl config checks dataset.path as ufl train does: a missing path, a FIFO") {
+  TemporaryFolder folder;
+  const std::string fifo = folder / "fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string command : {"config", "train"}) {
+    CAPTURE(command);
+    const std::string out = command == "train" ? " --out " + (folder / "run") : std::string();
+    const CommandResult missing = run_ufl(
+        command + " configs/transformer/text.json --set dataset.path=/nonexistent/corpus" + out);
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.output.find("ufl: error: dataset.path: /nonexistent/corpus does not exist") !=
+          std::string::npos);
+    const CommandResult pipe =
+        run_ufl(command + " configs/transformer/text.json --set dataset.path=" + fifo + out);
+    CHECK(pipe.exit_code == 2);
+    CHECK(pipe.output.find(fifo + " is neither a regular file nor a folder") != std::string::npos);
+    // Refused before the estimate, as a file that is not text is.
+    for (const CommandResult* result : {&missing, &pipe})
+      CHECK(result->output.find("memory") == std::string::npos);
+    CHECK_FALSE(fs::exists(folder / "run"));
+  }
+}
+
+TEST_CASE("a validation split emptied by dataset.val_fraction says to raise the fraction") {
+  TemporaryFolder folder;
+  const std::string corpus = write_tiny_corpus(folder);
+  const CommandResult tiny =
+      run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                  (folder / "run") + " --set dataset.val_fraction=1e-9" + kTinyTextRun,
+              kNoFigures);
+  INFO(tiny.output);
+  CHECK(tiny.exit_code == 2);
+  CHECK(tiny.output.find("fewer than 10 windows") != std::string::npos);
+  CHECK(tiny.output.find("; raise dataset.val_fraction = 1e-09 to at least 0.") !=
+        std::string::npos);
+  const CommandResult large =
+      run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+                  (folder / "run") + " --set dataset.val_fraction=0.999999" + kTinyTextRun,
+              kNoFigures);
+  CHECK(large.exit_code == 2);
+  CHECK(large.output.find("; lower dataset.val_fraction = 0.999999 to at most 0.") !=
+        std::string::npos);
+}
+
+TEST_CASE("a kernel file that reports no size (/proc) is read, not called empty") {
+  TemporaryFolder folder;
+  // ufl reads its own /proc/self/status; the size 0 that stat reports is no sign of an empty file.
+  const CommandResult trained =
+      run_ufl("train configs/transformer/text.json --set dataset.path=/proc/self/status --out " +
+                  (folder / "run") +
+                  " --set dataset.n=8 --set model.width=16 --set model.depth=1 --set layer.heads=2"
+                  " --set train.steps=2 --set train.batch_size=2 --set train.eval_every=1"
+                  " --set train.warmup_steps=1 --set dataset.val_windows=5 -q",
+              kNoFigures);
+  INFO(trained.output);
+  CHECK(trained.output.find("is empty") == std::string::npos);
+  CHECK(trained.exit_code == 0);
+}
+
+TEST_CASE("--resume after a file was added to the corpus folder says to move it out") {
+  TemporaryFolder folder;
+  const fs::path corpus = folder.path / "corpus";
+  fs::create_directories(corpus);
+  TemporaryFolder texts;
+  fs::copy_file(write_tiny_corpus(texts), corpus / "a.txt");
+  const std::string run = folder / "run";
+  REQUIRE(interrupt_after_first_checkpoint(
+      folder.path,
+      "configs/transformer/text.json --set dataset.path=" + corpus.string() + " --out " + run +
+          " --set train.steps=100000 --set train.checkpoint_every=20 -j1" + kTinyTextRun));
+  REQUIRE(nlohmann::json::parse(read_text(fs::path(run) / "manifest.json"))["status"] ==
+          "interrupted");
+  fs::copy_file(write_tiny_corpus(texts, "b.txt"), corpus / "b.txt");
+  const CommandResult added = run_ufl("train --resume " + run + " -q");
+  INFO(added.output);
+  CHECK(added.exit_code == 2);
+  CHECK(added.output.find((corpus / "b.txt").string() +
+                          " was added to the corpus folder; move it out of the folder, or train "
+                          "the new data from the start") != std::string::npos);
+  CHECK(added.output.find("restore it") == std::string::npos);
+}

@@ -1,13 +1,14 @@
 // `ufl train --data` on damaged dataset folders: every bad value is one exit-2 line naming the
-// file and where, before any training; the run folder's own arrays have the documented dtypes.
+// file and where, before any training; the run folder's own arrays have the documented dtypes;
+// token data, which no dataset folder holds, refuse --data.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "cli_support.hpp"
 #include "io/npy.hpp"
+#include "token_support.hpp"
 
 using namespace ufl::testing;
 namespace fs = std::filesystem;
@@ -184,4 +185,45 @@ TEST_CASE("a FIFO for an array and a --data symlink loop are refused at once, ex
   TemporaryFolder out;
   const CommandResult analyze = run_ufl("analyze " + (folder / "loop"));
   CHECK(analyze.exit_code == 2);
+}
+
+TEST_CASE("--data is refused for token data, which reads no dataset folder; analyze ignores one") {
+  TemporaryFolder folder;
+  const std::string data = folder / "data", run = folder / "copy";
+  generate_global(data);
+  const std::string expected = "ufl: error: --data " + data +
+                               ": dataset.kind \"copy\" is token data, read or drawn when the run "
+                               "starts (ufl generate refuses it too), so it reads no dataset "
+                               "folder; remove --data\n";
+  // train and config refuse it before anything is written (train once trained on its own data,
+  // recorded the folder, and a later analyze looked for it).
+  for (const std::string command : {"train", "config"}) {
+    CAPTURE(command);
+    const CommandResult refused =
+        run_ufl(command + " configs/transformer/copy.json --data " + data +
+                (command == "train" ? " --out " + run : std::string()));
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output == expected);
+    CHECK_FALSE(fs::exists(run));
+  }
+  const std::string small_copy =
+      " --set dataset.train_size=64 --set dataset.test_size=16 --set model.width=16"
+      " --set layer.heads=2 --set train.steps=4 --set train.batch_size=4 --set train.eval_every=2"
+      " --set train.warmup_steps=1 -q";
+  const CommandResult trained =
+      run_ufl("train configs/transformer/copy.json --out " + run + small_copy, kNoFigures);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const CommandResult analyzed = run_ufl("analyze " + run + " --data " + data);
+  CHECK(analyzed.exit_code == 2);
+  CHECK(analyzed.output == expected);
+  // A token run's manifest that names a data folder (an older ufl recorded the --data it
+  // ignored): the analysis does not look for it.
+  nlohmann::json manifest = nlohmann::json::parse(read_text(run + "/manifest.json"));
+  manifest["data_dir"] = folder / "gone";
+  std::ofstream(run + "/manifest.json") << manifest.dump(2) << "\n";
+  const CommandResult old_record = run_ufl("analyze -q " + run);
+  INFO(old_record.output);
+  CHECK(old_record.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_text(run + "/manifest.json"))["analyses"][0]["data_dir"] == "");
 }

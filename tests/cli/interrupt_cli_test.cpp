@@ -247,3 +247,48 @@ TEST_CASE("a stop while the figures are drawn, after the last step, leaves an in
   CHECK(resumed.exit_code == 0);
   CHECK(nlohmann::json::parse(read_text(run + "/manifest.json"))["status"] == "complete");
 }
+
+TEST_CASE(
+    "ufl analyze stopped by SIGINT (ignored by a background job) or SIGTERM: 130, as it was") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  // An analysis of about a second of CPU (the optimum and the scores at n = 128), so that the
+  // signal lands while it runs.
+  const CommandResult trained = run_ufl(
+      "train configs/section8/local.json --out " + run +
+          " --set dataset.n=128 --set dataset.d=4 --set dataset.train_size=64"
+          " --set dataset.test_size=512 --set train.steps=2 --set train.batch_size=16 -q -j1",
+      kNoFigures);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const std::string metrics = read_text(run + "/metrics.json");
+  const std::string manifest = read_text(run + "/manifest.json");
+  auto staging = [&] {
+    for (const auto& entry : fs::directory_iterator(folder.path))
+      if (entry.path().filename().string().rfind(".run.partial-", 0) == 0) return true;
+    return false;
+  };
+  for (const char* signal : {"INT", "TERM"}) {
+    CAPTURE(signal);
+    // start_ufl runs it as a background job of a shell script, which starts it with SIGINT
+    // ignored: ufl's own handler must take the signal all the same.
+    TemporaryFolder process;
+    const std::string pid =
+        start_ufl(process, "analyze " + run + " --set analysis.eta_min=1.5 -q -j1");
+    REQUIRE(!pid.empty());
+    bool analysing = false;
+    for (int wait = 0; wait < 30000 && !analysing; ++wait) {
+      analysing = staging();
+      if (!analysing) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    REQUIRE(analysing);
+    REQUIRE(run_command(std::string("kill -") + signal + " " + pid).exit_code == 0);
+    CHECK(wait_for_exit_code(process) == 130);
+    INFO(read_text(process / "err"));
+    CHECK(read_text(process / "err").find("interrupted") != std::string::npos);
+    CHECK_FALSE(staging());
+    CHECK(read_text(run + "/metrics.json") == metrics);
+    CHECK(read_text(run + "/manifest.json") == manifest);
+    CHECK_FALSE(fs::exists(run + "/metrics_history"));
+  }
+}

@@ -268,3 +268,33 @@ TEST_CASE("a dead process's staging folder without a checkpoint is removed by th
   CHECK(fs::exists(live));
   CHECK(read_json(folder / "run/manifest.json")["status"] == "complete");
 }
+
+TEST_CASE("an empty --out (an unset shell variable) is refused, not read as the default folder") {
+  TemporaryFolder folder;
+  // From a folder of its own, so that the default results/NAME would be written there.
+  const std::string in_folder = "cd " + folder.path.string() + " && " + ufl_binary() + " ";
+  const std::string config = source_dir() + "/configs/section8/local.json";
+  for (const std::string command : {"train", "generate"}) {
+    for (const std::string flags : {"", " --force"}) {
+      CAPTURE(command + flags);
+      const CommandResult refused =
+          run_command(in_folder + command + " " + config + " --out ''" + flags + kSmallRun);
+      CHECK(refused.exit_code == 2);
+      CHECK(refused.output.rfind("ufl: error: --out: empty; give a folder, or leave --out out",
+                                 0) == 0);
+      CHECK(std::count(refused.output.begin(), refused.output.end(), '\n') == 1);
+      CHECK(fs::is_empty(folder.path));
+    }
+  }
+  // The other file and folder arguments alike.
+  for (const std::string& arguments :
+       {"train " + config + " --data ''", std::string("train --resume ''"),
+        std::string("analyze ''"), std::string("show ''"), "config " + config + " --data ''",
+        std::string("collect ''")}) {
+    CAPTURE(arguments);
+    const CommandResult refused = run_command(in_folder + arguments);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find(": empty; give ") != std::string::npos);
+  }
+  CHECK(fs::is_empty(folder.path));
+}

@@ -1,11 +1,14 @@
 // ufl sample at the edges (docs/transformer.md §4): the text streams as it is drawn, Ctrl-C or
 // SIGTERM stops it at once keeping what was printed (exit 130), a length past 10^7 characters is
-// refused with the time it would take unless --force, a negative seed is refused, and sampling
-// an unfinished run says so.
+// refused with the time it would take unless --force, a negative seed is refused, sampling an
+// unfinished or diverged run says so, and parameters or a prompt it cannot use are refused.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "io/npy.hpp"
 #include "token_support.hpp"
 
 using namespace ufl::testing;
@@ -94,4 +97,44 @@ TEST_CASE("sampling an interrupted run notes that its model is unfinished") {
   CHECK(unfinished.exit_code == 0);
   CHECK(unfinished.output.find("is interrupted: its model is unfinished") != std::string::npos);
   CHECK(unfinished.output.find("ufl train --resume " + run) != std::string::npos);
+}
+
+TEST_CASE("sampling a diverged run warns; parameters that are not finite are refused") {
+  TemporaryFolder folder;
+  const std::string run = tiny_text_run(folder);
+  // The run as a diverged one (its parameters are those of the last finite loss).
+  auto manifest = nlohmann::json::parse(read_text(fs::path(run) / "manifest.json"));
+  manifest["status"] = "diverged";
+  std::ofstream(fs::path(run) / "manifest.json") << manifest.dump(2);
+  const CommandResult diverged = run_ufl("sample " + run + " -p 'The ' -n 5");
+  INFO(diverged.output);
+  CHECK(diverged.exit_code == 0);
+  CHECK(diverged.output.find(run + " diverged (its manifest.json says why)") != std::string::npos);
+  // A NaN in the token embedding would make every character's probability NaN.
+  const fs::path table = fs::path(run) / "params" / "E.npy";
+  ufl::io::NpyArray array = ufl::io::read_npy(table);
+  std::vector<float> values(array.values.begin(), array.values.end());
+  values[3] = std::numeric_limits<float>::quiet_NaN();
+  ufl::io::write_npy(table, values.data(), array.shape);
+  const CommandResult refused = run_ufl("sample " + run + " -p 'The ' -n 5");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("ufl: error: " + table.string() +
+                            " holds 1 non-finite value (NaN or infinity): the model cannot be "
+                            "sampled; retrain the run\n") != std::string::npos);
+}
+
+TEST_CASE("a prompt that is not UTF-8 is named as the prompt, not as a file to rename") {
+  TemporaryFolder folder;
+  const std::string run = tiny_text_run(folder);
+  for (const std::string& prompt :
+       {std::string("-p '") + "\xe9t\xe9'", std::string("--prompt='\xe9'")}) {
+    CAPTURE(prompt);
+    const CommandResult refused = run_ufl("sample " + run + " " + prompt);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find("is not valid UTF-8 text") != std::string::npos);
+    CHECK(refused.output.find("ufl: error: " + std::string(prompt[1] == 'p' ? "-p" : "--prompt")) ==
+          0);
+    CHECK(refused.output.find("give it as UTF-8 text") != std::string::npos);
+    CHECK(refused.output.find("rename") == std::string::npos);
+  }
 }

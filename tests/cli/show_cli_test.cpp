@@ -144,3 +144,21 @@ TEST_CASE("the heads figure of a depth-64 model stays bounded: 8 blocks drawn, w
   CHECK(std::filesystem::file_size(folder / "heads.svg") < 600000);
   CHECK(read_text(folder / "heads.svg").find("showing blocks 1, 10, 19") != std::string::npos);
 }
+
+TEST_CASE("ufl show on a run still training says who holds it, not that it is no run folder") {
+  TemporaryFolder folder;
+  const std::string run = folder / "run";
+  const std::string pid = train_until_first_checkpoint(
+      folder.path, "configs/section8/local.json --out " + run +
+                       " --set dataset.n=16 --set dataset.d=4 --set dataset.train_size=256 --set "
+                       "dataset.test_size=64 --set train.steps=200000 --set "
+                       "train.checkpoint_every=20 -q -j1");
+  REQUIRE_FALSE(pid.empty());
+  const CommandResult busy = run_ufl("show " + run);
+  CHECK(busy.exit_code == 2);
+  CHECK(busy.output.find("ufl: error: " + run + " is in use by process " + pid) == 0);
+  CHECK(busy.output.find("not a run folder") == std::string::npos);
+  CHECK(std::count(busy.output.begin(), busy.output.end(), '\n') == 1);
+  REQUIRE(run_command("kill -TERM " + pid).exit_code == 0);
+  REQUIRE(wait_until_ended(pid));
+}

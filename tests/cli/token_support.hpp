@@ -33,10 +33,10 @@ inline std::string start_ufl(const TemporaryFolder& folder, const std::string& a
                              const std::string& environment = "") {
   {
     std::ofstream script(folder / "command.sh");
-    script << "cd " UFL_SOURCE_DIR "\necho $$ > " << folder / "pid.tmp"
+    script << "cd " << source_dir() << "\necho $$ > " << folder / "pid.tmp"
            << "\nmv " << folder / "pid.tmp"
            << " " << folder / "pid"
-           << "\nexec env " << environment << " " UFL_BINARY " " << arguments << "\n";
+           << "\nexec env " << environment << " " << ufl_binary() << " " << arguments << "\n";
   }
   const std::string start = "(sh " + folder / "command.sh" + " > " + folder / "out" + " 2> " +
                             folder / "err" + "; echo $? > " + folder / "rc.tmp" + "; mv " +

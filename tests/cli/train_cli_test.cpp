@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_support.hpp"
+#include "token_support.hpp"
 
 using namespace ufl::testing;
 namespace fs = std::filesystem;
@@ -332,4 +332,31 @@ TEST_CASE("a stack whose loss is not finite before any update names the stack, n
   CHECK(result.output.find("before any update, so train.lr is not the cause") != std::string::npos);
   CHECK(result.output.find("model.depth = 5 layers without model.residual") != std::string::npos);
   CHECK(result.output.find("lower train.lr") == std::string::npos);
+}
+
+TEST_CASE("an OMP_NUM_THREADS that is not a count is warned about; threads follow the free cores") {
+  TemporaryFolder folder;
+  const std::string small = kSmallRun.substr(0, kSmallRun.size() - 3);  // without -q
+  for (const std::string value : {"", "abc", "0", " "}) {
+    CAPTURE(value);
+    const std::string out = folder / ("run" + std::to_string(value.size()) + value);
+    const CommandResult result =
+        run_ufl("train configs/section8/local.json --out '" + out + "'" + small,
+                kNoFigures + " OMP_NUM_THREADS='" + value + "'");
+    INFO(result.output);
+    CHECK(result.exit_code == 0);
+    CHECK(result.output.find("OMP_NUM_THREADS=\"" + value +
+                             "\" is not a number of threads (a positive integer), so it is "
+                             "ignored") != std::string::npos);
+    CHECK(result.output.find("(following the free cores; --threads fixes it)") !=
+          std::string::npos);
+  }
+  // A count fixes the threads, as --threads does.
+  const CommandResult fixed =
+      run_ufl("train configs/section8/local.json --out " + (folder / "fixed") + small,
+              kNoFigures + " OMP_NUM_THREADS=1");
+  INFO(fixed.output);
+  CHECK(fixed.exit_code == 0);
+  CHECK(fixed.output.find("is not a number of threads") == std::string::npos);
+  CHECK(fixed.output.find("following the free cores") == std::string::npos);
 }

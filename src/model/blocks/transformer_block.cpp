@@ -130,11 +130,16 @@ MemoryPart training_tape_part(const BlockSizes& s) {
   const double slots =
       s.depth * (4 * D + h * (s.head_parameters - (s.scores ? 2 * D * r : 0))) + n * D + 2 * D;
   const double per_step = 3 * s.depth * (s.projections * D + D * D + 2 * D * hidden);
+  // A head with scores projects to layer.rank columns: a rank far above the width's share (a
+  // mistyped layer.rank) is what fills the memory then, and the advice names it.
+  std::vector<std::string> keys = {"train.batch_size", "model.depth", "model.width", "dataset.n"};
+  if (s.scores) keys.push_back("layer.rank");
   return {"training tape",
           (s.batch * s.per_sample + s.groups * (workspace + slots) + per_step) * kFloat,
           "train.batch_size = " + number(s.batch) + " × model.depth = " + number(s.depth) + " × (" +
-              s.width_text + ", " + s.n_text + "², model.mlp_ratio, layer.heads)",
-          {"train.batch_size", "model.depth", "model.width", "dataset.n"}};
+              s.width_text + ", " + s.n_text + "², model.mlp_ratio, layer.heads" +
+              (s.scores ? ", layer.rank = " + number(s.r) : "") + ")",
+          keys};
 }
 
 // The session's evaluation tape: for tokens fused, forward values only, one window per thread and
@@ -235,11 +240,13 @@ ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const Layer
                                  const TrainingShape& train, int threads) {
   const BlockSizes s = block_sizes(dataset, layer, mixer, model, train, threads);
   const MemoryPart training_tape = training_tape_part(s), analysis = analysis_part(s);
-  const MemoryPart weights{
-      "parameters and AdamW",
-      10 * s.parameters * kFloat,
-      "model.depth = " + number(s.depth) + " × " + s.width_text + "² × 10 copies",
-      {"model.depth", "model.width"}};
+  // layer.rank drives the score heads' share of the parameters too (training_tape_part says why).
+  std::vector<std::string> weight_keys = {"model.depth", "model.width"};
+  if (s.scores) weight_keys.push_back("layer.rank");
+  const MemoryPart weights{"parameters and AdamW", 10 * s.parameters * kFloat,
+                           "model.depth = " + number(s.depth) + " × (" + s.width_text + "²" +
+                               (s.scores ? ", layer.rank = " + number(s.r) : "") + ") × 10 copies",
+                           weight_keys};
   const std::vector<MemoryPart> data = data_parts(s, dataset);
   ResourceEstimate estimate;
   estimate.parts = {training_tape.bytes >= analysis.bytes ? training_tape : analysis,

@@ -152,6 +152,11 @@ class DistanceMixer : public UniversalMixer<T> {
 
   std::string_view name() const override { return "distance"; }
   bool distance_scores() const override { return true; }
+  // Started near the smoother, in every block kind: at the mixer blocks' γ = ½ its linear branch
+  // (negative squared distances, large from the first step) drowns the softmax, and it ends below
+  // the best fixed operator (η 0.23 against 0.84 on global; docs/universality.md, "The distance
+  // mixer").
+  std::optional<double> default_gate_init() const override { return 0.99; }
   std::string_view summary() const override {
     return "M = (1−γ)·S + γ·softmax(S), S_ij = −½‖U_i − V_j‖²_Σ (U = X̃A, V = X̃B): a "
            "Gaussian-kernel smoother with the universal layer's gate";
