@@ -25,7 +25,7 @@ Run names of the arms issue 39 adds (the study's rerun; the report reads them wh
   run is scored at its last evaluation (no stopping rule: the rate decays). tables.md puts both
   schedules of a size side by side, with Welch intervals of universal − each mixer at every
   endpoint (the rule's step and the budget's end at constant rate, the schedule's end).
-- MQAR's grid extended down: tune-mqar-<mixer>-lr0.0001 and tune-mqar-<mixer>-lr3e-05 (any rate
+- MQAR's grid extended down: tune-mqar-<mixer>-lr0.0001 and tune-mqar-<mixer>-lr0.00003 (any rate
   that float() reads; likewise tune-copy-linear-lr… for copy's edge). The grid table gains the
   columns; a rate chosen at the edge of the rates run for that task and mixer is marked.
 - Everything else keeps its name: rerun into a fresh results folder.
@@ -555,11 +555,11 @@ def schedules_table(runs, task, lines):
             continue
         params = next((r["metrics"].get("parameters") for r in c + k
                        if (r["metrics"] or {}).get("parameters")), 0)
-        seeds_c, seeds_k = len(c), len(k)
+        def seeds(arm):
+            return f" ({len(arm)} seed{'s' if len(arm) != 1 else ''})" if arm else ""
         lines.append(f"| {label(mixer)} | {params:,} | {rates(c)} | "
-                     f"{losses(c, 'rule')} ({seeds_c} seeds) | {losses(c, 'end')} | "
-                     f"{rates(k)} | {losses(k, 'end')}" +
-                     (f" ({seeds_k} seeds)" if k else "") + " |")
+                     f"{losses(c, 'rule')}{seeds(c)} | {losses(c, 'end')} | "
+                     f"{rates(k)} | {losses(k, 'end')}{seeds(k)} |")
     lines += ["", "Universal − each mixer (nats per character; positive: that mixer's loss is "
               "lower), with the 95 % Welch interval over seeds; **measured** where the interval "
               "leaves out 0:", "",
@@ -646,7 +646,7 @@ def strip_figure(runs, task, out, name, ylabel, title, lines_at, parts=(("compar
         return
     figure, axis = plt.subplots(figsize=(8.5, 5) if len(parts) == 1 else (10, 5.6))
     width = 0.2 if len(parts) == 1 else 0.12
-    step = 0.05 if len(parts) == 1 else 0.035  # the sideways spread between seeds
+    step = 0.06 if len(parts) == 1 else 0.045  # the sideways spread between seeds
     for p, (part, text) in enumerate(parts):
         offset = (p - (len(parts) - 1) / 2) * 0.3
         shown = False
