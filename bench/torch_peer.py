@@ -35,7 +35,7 @@ The transformer block (docs/transformer.md), with its own options after the word
   torch_peer.py transformer --train --task mqar [--vocab 64 --pairs 4 --filler blank …]
                    trains on MQAR drawn here as ufl's `mqar` kind draws it (its own generator)
                    and prints the query accuracy at each evaluation: the independent check of
-                   the study's MQAR control (docs/transformer.md §9).
+                   the study's MQAR control (docs/transformer_controls.md §2).
   Written from docs/transformer.md §1-§4, not from ufl's code, batched over heads as nanoGPT's
   CausalSelfAttention is (one product for every head's projections, heads as a tensor
   dimension), so that it is PyTorch's fast eager form of the same block.

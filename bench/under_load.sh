@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ufl on a shared machine (issue: "speed that holds on a shared machine"; README, "Threads on a
-# shared machine"): whole `ufl train` commands, timed quiet and with other work on the machine,
+# ufl on a shared machine (issue: "speed that holds on a shared machine"; docs/running.md,
+# "Threads"): whole `ufl train` commands, timed quiet and with other work on the machine,
 # at 1 thread, at every core, and with ufl's default (the thread count follows the free cores).
 #
 #   bench/under_load.sh [--repeats N] [--steps-small N] [--steps-large N]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The seeds' measures of a transformer run's heads (docs/transformer.md §11), as one figure.
+"""The seeds' measures of a transformer run's heads (docs/head_structure.md §2), as one figure.
 
     /usr/bin/python3 scripts/head_structure.py RUN_DIR [--out PATH_WITHOUT_EXTENSION]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tables of the seeds' measures over several token runs (docs/transformer.md §11).
+"""Tables of the seeds' measures over several token runs (docs/head_structure.md §3).
 
     /usr/bin/python3 scripts/head_structure_report.py RUN_DIR [RUN_DIR ...]
 

@@ -6,8 +6,8 @@
 #   the four Section 8 datasets (configs/section8/) with L = 2 and 3, residual, D = 2d,
 #     seeds 1-3 (24 runs), to see whether extra layers stay silent, split the work or become
 #     something new;
-# then collects the runs and writes the table and one figure per depth. See the README
-# ("Section 7") for how long it takes.
+# then collects the runs and writes the table and one figure per depth. See docs/section7.md
+# §6 for how long it takes.
 #
 #   scripts/reproduce_section7.sh
 #

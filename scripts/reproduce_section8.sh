@@ -50,9 +50,9 @@ train_runs "section 8"
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/section8_report.py" "$results/runs" "$results"
-# The README shows the table and figures of the default results folder only.
+# docs/section8.md shows the table and figures of the default results folder only.
 if [ "$results" = "$root/results/section8" ]; then
-  "$python" "$root/scripts/update_readme_results.py" "$results"
+  "$python" "$root/scripts/publish_section8.py" "$results"
 fi
 
 echo

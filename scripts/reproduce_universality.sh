@@ -12,8 +12,8 @@
 #                                  mixer, closest special cases, the three predictions checked
 #   fig_universality.{png,svg}     the mixer × dataset heat map of η
 #   logs/                          one log per run
-# With the default folder, the table and figure are copied to docs/universality/ and the README's
-# universality section is regenerated.
+# With the default folder, the table and figure are copied to docs/universality/ and the results
+# section of docs/universality.md (§6) is regenerated.
 #
 # Complete and diverged runs are skipped and interrupted ones resumed (ufl train --continue):
 # rerunning after an interruption continues where it stopped (delete a run folder to redo it).
@@ -57,7 +57,7 @@ time run_queued
 
 "$ufl" collect "$results/runs" --out "$results/runs.csv"
 "$python" "$root/scripts/universality_report.py" "$results/runs" "$results"
-# The README shows the table and figure of the default results folder only.
+# docs/universality.md shows the table and figure of the default results folder only.
 if [ "$results" = "$root/results/universality" ]; then
   "$python" "$root/scripts/universality_report.py" --publish "$results"
 fi

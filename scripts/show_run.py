@@ -224,8 +224,9 @@ def stack(figure, run, metrics, loss, header, depth):
 
 def plot_gates(axis, trajectory, start=None):
     """Each head's gate γ against the step (trajectory.csv's block<l>/head<k> columns) as 1 − γ
-    on a log scale, since the heads start near softmax (γ = layer.gate_init, dashed) and move
-    in the third decimal; 1 − γ = 1 is the linear S alone (docs/transformer.md §10)."""
+    on a log scale, since the heads start near softmax (γ = layer.gate_init, dashed) and may move
+    by thousandths (the copying check) or by a tenth and more (the study's text runs); 1 − γ = 1
+    is the linear S alone (docs/universal_head.md §1)."""
     names = [name for name in trajectory if name.startswith("block")]
     floor = 1e-6  # below it a float γ is 1 to the precision stored: drawn at the floor
     for name in names:

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The tables and figures of the transformer study (scripts/reproduce_transformer.sh,
-docs/transformer.md §9).
+docs/transformer_study.md).
 
     /usr/bin/python3 scripts/transformer_study_report.py RUNS_DIR OUT_DIR
     /usr/bin/python3 scripts/transformer_study_report.py --tuned RUNS_DIR   > tuned_lr.tsv
@@ -9,12 +9,28 @@ docs/transformer.md §9).
 
 RUNS_DIR holds the run folders (the complete ones listed in runs.csv beside it, `ufl collect`, and
 the diverged ones: scripts/ufl_runs.py), named <task>-<mixer>-s<seed> and, for the learning-rate
-grid on seed 100, tune-<task>-<mixer>-lr<lr>; tasks copy, mqar, depth, text64, text128.
-Writes OUT_DIR/tables.md and the figures fig_text_loss, fig_text_seconds, fig_mqar,
-fig_copy, fig_depth and fig_heads (.png and .svg). --tuned prints the best rate of each task and
-mixer on the grid (task, mixer, lr, score), the rule below.
+grid on seed 100, tune-<task>-<mixer>-lr<lr>; tasks copy, mqar, depth, text64, text128, and the
+text arms under the cosine schedule, text64cos and text128cos (below).
+Writes OUT_DIR/tables.md (ending with the figures and their captions) and the figures
+fig_text_loss, fig_text_seconds, fig_mqar, fig_copy, fig_depth and fig_heads (.png and .svg).
+--tuned prints the best rate of each task and mixer on the grid (task, mixer, lr, score), the
+rule below.
 
-Rules, fixed before the runs (docs/transformer.md §9):
+Run names of the arms issue 39 adds (the study's rerun; the report reads them when present):
+- text64cos-<mixer>-s<seed>, text128cos-<mixer>-s<seed>: the text arms of text64 and text128 at
+  the reference configuration's schedule, warm-up then cosine decay to a tenth of the rate
+  (train.lr_final = lr/10) over the same budget; seeds 1-3 at D = 64, at least seed 1 at
+  D = 128. Their grid, tune-text64cos-<mixer>-lr<lr> (seed 100): each mixer's best constant rate
+  and one grid step below it; the report picks the lower loss at the schedule's end. A cosine
+  run is scored at its last evaluation (no stopping rule: the rate decays). tables.md puts both
+  schedules of a size side by side, with Welch intervals of universal − each mixer at every
+  endpoint (the rule's step and the budget's end at constant rate, the schedule's end).
+- MQAR's grid extended down: tune-mqar-<mixer>-lr0.0001 and tune-mqar-<mixer>-lr0.00003 (any rate
+  that float() reads; likewise tune-copy-linear-lr… for copy's edge). The grid table gains the
+  columns; a rate chosen at the edge of the rates run for that task and mixer is marked.
+- Everything else keeps its name: rerun into a fresh results folder.
+
+Rules, fixed before the runs (docs/transformer_study.md §1):
 - copy: a run copies when its loss on the copied letters is below 10 % of the no-copy level
   ln(dataset.vocab) (a model that does not copy can only guess the letter);
 - mqar: a run recalls when its query accuracy is ≥ 0.99; an accuracy is called recall only above
@@ -25,14 +41,17 @@ Rules, fixed before the runs (docs/transformer.md §9):
   the first evaluation step S ≥ 2000 at which the validation loss fell by less than 1 % over the
   last 20 % of steps, val(0.8·S) − val(S) < 0.01·val(0.8·S) (val(0.8·S) the evaluation nearest
   0.8·S); its loss is val(S). A run that never meets the rule within its budget is reported at
-  its last step as "still improving";
+  its last step as "still improving". Added after the runs (issue 39): the loss at the budget's
+  end beside it, and every difference from the universal layer with its 95 % Welch interval at
+  both endpoints;
 - the control: attention is the known-good arm. A task's comparison stands only if attention
   succeeds on every reported seed (depth: on ≥ 9 of 10); otherwise it is VOID, not a "no";
 - tuning: each task and mixer trains at the rate of the grid with the best score on seed 100
   (copy and text: lowest loss; mqar: highest accuracy, then lowest loss; depth: lowest test MSE);
   diverged grid runs are out;
 - rates carry 95 % Wilson intervals; means ± the sample standard deviation over seeds.
-Added after a run, and marked so: mqar's second attention arm, attention_search, at the rate of
+Added after a run, and marked so: a rate chosen at the edge of its grid (the grid then does not
+bracket the mixer's best rate); mqar's second attention arm, attention_search, at the rate of
 the control's search (1e-3) rather than the grid's; the tables print its verdict as post hoc and
 never let it turn the rule's VOID into "stands".
 
@@ -61,7 +80,9 @@ import ufl_runs  # noqa: E402
 from script_arguments import arguments, refuse  # noqa: E402
 from ufl_runs import rate  # noqa: E402
 
-TASKS = ["copy", "mqar", "depth", "text64", "text128"]
+TASKS = ["copy", "mqar", "depth", "text64", "text128", "text64cos", "text128cos"]
+# The text tasks at constant rate and, under the same name with "cos", at the cosine schedule.
+COSINE = {"text64cos": "text64", "text128cos": "text128"}
 MIXERS = ["universal", "attention", "attention_search", "attention48", "linear", "convolution",
           "lowrank"]
 MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)",
@@ -77,8 +98,11 @@ TASK_TITLE = {
     "mqar": "Multi-query associative recall",
     "depth": "Depth: Section 7's induction task in 2 transformer blocks",
     "text64": "Text, D = 64 (2 blocks of 2 heads)",
-    "text128": "Text, D = 128 (the reference configuration, 4 blocks of 4 heads)",
+    "text128": "Text, D = 128 (the reference configuration's model, 4 blocks of 4 heads)",
+    "text64cos": "Text, D = 64, cosine schedule (2 blocks of 2 heads)",
+    "text128cos": "Text, D = 128, cosine schedule (the reference configuration's model and schedule)",
 }
+TASK_PATTERN = "|".join(sorted(TASKS, key=len, reverse=True))
 COPY_FRACTION = 0.10
 RECALL_ACCURACY = 0.99
 SUCCESS_ETA_FIX = 1.5
@@ -99,8 +123,8 @@ def load_runs(folder):
     runs = []
     for run in ufl_runs.load_runs(folder, diverged=True):
         name = run["name"]
-        tuned = re.match(r"tune-(copy|mqar|depth|text64|text128)-(\w+)-lr([0-9.e-]+)$", name)
-        compared = re.match(r"(copy|mqar|depth|text64|text128)-(\w+)-s(\d+)$", name)
+        tuned = re.match(rf"tune-({TASK_PATTERN})-(\w+)-lr([0-9.e-]+)$", name)
+        compared = re.match(rf"({TASK_PATTERN})-(\w+)-s(\d+)$", name)
         if tuned:
             run.update(part="tune", task=tuned.group(1), mixer=tuned.group(2),
                        lr=float(tuned.group(3)), seed=100)
@@ -142,6 +166,18 @@ def stopping_point(run):
     return steps[-1], points[-1][1], False
 
 
+def text_endpoints(run):
+    """{endpoint: (step, loss)} of a text run: at constant rate the stopping rule's step ("rule")
+    and the budget's end ("end"); under the cosine schedule the schedule's end ("end") alone."""
+    points = held_out(run)
+    if not points:
+        return {}
+    if run["task"] in COSINE:
+        return {"end": points[-1]}
+    stop = stopping_point(run)
+    return {"rule": (stop[0], stop[1]), "end": points[-1]}
+
+
 def no_copy_level(run):
     return math.log(run["config"].get("dataset", {}).get("vocab", 26))
 
@@ -176,6 +212,9 @@ def score(run):
         return metrics.get("validation_accuracy")
     if run["task"] == "depth":
         return metrics.get("eta_fix")
+    if run["task"] in COSINE:
+        points = held_out(run)
+        return points[-1][1] if points else None
     point = stopping_point(run)
     return point[1] if point else None
 
@@ -281,6 +320,7 @@ def grid_table(runs, lines):
             continue
         lines += [f"**{task}**", "", "| mixer | " + " | ".join(f"lr {x:g}" for x in rates) + " |",
                   "|---|" + "---|" * len(rates)]
+        edges = []
         for mixer in MIXERS:
             cells = []
             for x in rates:
@@ -295,7 +335,30 @@ def grid_table(runs, lines):
                 cells.append(text)
             if any(cells):
                 lines.append(f"| {label(mixer)} | " + " | ".join(cells) + " |")
+            edge = grid_edge(rows, mixer, chosen.get((task, mixer), (None,))[0])
+            if edge:
+                edges.append(f"{label(mixer)} ({edge})")
         lines.append("")
+        if edges:
+            lines += ["Chosen at the edge of the rates run, so the grid does not bracket the best "
+                      "rate: " + "; ".join(edges) + ".", ""]
+
+
+def grid_edge(rows, mixer, chosen_lr):
+    """How a mixer's chosen rate sits at the edge of the rates its grid ran ("the lowest rate,
+    3e-4"; "a tie at every rate" when every rate scored the same), or "" inside the grid."""
+    mine = sorted((r for r in rows if r["mixer"] == mixer and not r["diverged"]),
+                  key=lambda r: r["lr"])
+    if chosen_lr is None or len(mine) < 2:
+        return ""
+    scores = {round(score(r), 3) for r in mine if score(r) is not None}
+    if len(scores) == 1:
+        return "a tie at every rate"
+    if chosen_lr == mine[0]["lr"]:
+        return f"the lowest rate, {chosen_lr:g}"
+    if chosen_lr == mine[-1]["lr"]:
+        return f"the highest rate, {chosen_lr:g}"
+    return ""
 
 
 def compare_table(runs, task, lines, part="compare"):
@@ -337,10 +400,12 @@ def compare_table(runs, task, lines, part="compare"):
                   "|---|---|---|---|---|---|---|"]
     else:
         lines += ["Constant learning rate after 100 warm-up steps; the loss at the stopping "
-                  "rule's step (module docstring).", "",
-                  "| mixer | lr | parameters | validation loss (nats/char) | − attention | stopped "
-                  "(runs) | step stopped (median) | ms per step (1 thread) | diverged |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "rule's step (the endpoint declared in advance; module docstring) and at the "
+                  "budget's end.", "",
+                  "| mixer | lr | parameters | validation loss at the rule (nats/char) | − attention "
+                  "| stopped (runs) | step stopped (median) | loss at the budget's end | "
+                  "ms per step (1 thread) | diverged |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
     attention = [score(r) for r in chosen if r["mixer"] == "attention" and score(r) is not None]
     for mixer in MIXERS:
         arm = [r for r in chosen if r["mixer"] == mixer]
@@ -375,9 +440,14 @@ def compare_table(runs, task, lines, part="compare"):
             ms = [1e3 * r["manifest"].get("train_seconds", 0) /
                   max(1, r["manifest"].get("steps_done", 1)) for r in done]
             params = done[0]["metrics"].get("parameters", 0) if done else 0
+            ends = [text_endpoints(r).get("end") for r in done]
+            end_steps = sorted({e[0] for e in ends if e})
+            at_end = mean_sd([e[1] for e in ends if e])
+            if end_steps:
+                at_end += f" ({'/'.join(str(x) for x in end_steps)} steps)"
             lines.append(f"| {label(mixer)} | {lrs} | {params:,} | {mean_sd(values)} | "
                          f"{difference} | {stopped}/{len(done)} | "
-                         f"{statistics.median(steps) if steps else '—'} | "
+                         f"{statistics.median(steps) if steps else '—'} | {at_end} | "
                          f"{statistics.mean(ms) if ms else float('nan'):.1f} | {diverged} |")
     if task == "depth":
         reference = next((r["metrics"] for r in chosen if r["metrics"] and
@@ -432,6 +502,81 @@ def heads_table(runs, task, lines):
     lines.append("")
 
 
+def text_arms(runs, task):
+    """{mixer: [runs]} of a text task's compared runs that did not diverge."""
+    arms = {}
+    for run in runs:
+        if run["part"] == "compare" and run["task"] == task and not run["diverged"]:
+            arms.setdefault(run["mixer"], []).append(run)
+    return arms
+
+
+def welch_text(a_runs, b_runs, endpoint):
+    """'+0.058 [−0.023, +0.139]' for mean loss of a − mean loss of b at `endpoint`, marked
+    "measured" when the 95 % Welch interval leaves out 0; '—' without two seeds a side."""
+    def at(arm):
+        return [text_endpoints(r)[endpoint][1] for r in arm if endpoint in text_endpoints(r)]
+    result = ufl_runs.welch(at(a_runs), at(b_runs))
+    if result is None:
+        return "—"
+    difference, low, high = result
+    text = f"{difference:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return f"**{text}** measured" if low > 0 or high < 0 else text
+
+
+def schedules_table(runs, task, lines):
+    """The text task at constant rate beside its cosine arm (text64cos for text64), and the
+    universal layer's differences from every other mixer with 95 % Welch intervals at every
+    endpoint: the rule's step and the budget's end at constant rate, the schedule's end."""
+    constant = text_arms(runs, task)
+    cosine_task = next((c for c, t in COSINE.items() if t == task), None)
+    cosine = text_arms(runs, cosine_task) if cosine_task else {}
+    if not constant and not cosine:
+        return
+    size = TASK_TITLE[task].split(" (")[0]
+    lines += [f"### {size}: both schedules side by side, and the differences from the universal "
+              "layer", "",
+              "Constant: the rate held after 100 warm-up steps (the stopping rule's step and the "
+              "budget's end); cosine: warm-up, then decay to a tenth over the budget (the "
+              "reference configuration's schedule; its end)." +
+              ("" if cosine else " **The cosine arm has not run yet (pending the rerun: "
+               f"{cosine_task}-<mixer>-s<seed>).**"), "",
+              "| mixer | parameters | constant: lr | at the rule | at the budget's end | "
+              "cosine: lr | at the schedule's end |", "|---|---|---|---|---|---|---|"]
+
+    def rates(arm):
+        return "/".join(sorted({f"{r['lr']:g}" for r in arm if r["lr"] is not None})) or "—"
+
+    def losses(arm, endpoint):
+        return mean_sd([text_endpoints(r)[endpoint][1] for r in arm
+                        if endpoint in text_endpoints(r)])
+    for mixer in MIXERS:
+        c, k = constant.get(mixer, []), cosine.get(mixer, [])
+        if not c and not k:
+            continue
+        params = next((r["metrics"].get("parameters") for r in c + k
+                       if (r["metrics"] or {}).get("parameters")), 0)
+        def seeds(arm):
+            return f" ({len(arm)} seed{'s' if len(arm) != 1 else ''})" if arm else ""
+        lines.append(f"| {label(mixer)} | {params:,} | {rates(c)} | "
+                     f"{losses(c, 'rule')}{seeds(c)} | {losses(c, 'end')} | "
+                     f"{rates(k)} | {losses(k, 'end')}{seeds(k)} |")
+    lines += ["", "Universal − each mixer (nats per character; positive: that mixer's loss is "
+              "lower), with the 95 % Welch interval over seeds; **measured** where the interval "
+              "leaves out 0:", "",
+              "| universal − | constant, at the rule's step | constant, at the budget's end | "
+              "cosine, at the schedule's end |", "|---|---|---|---|"]
+    universal_c, universal_k = constant.get("universal", []), cosine.get("universal", [])
+    for mixer in MIXERS:
+        if mixer == "universal" or (mixer not in constant and mixer not in cosine):
+            continue
+        lines.append(f"| {label(mixer)} | "
+                     f"{welch_text(universal_c, constant.get(mixer, []), 'rule')} | "
+                     f"{welch_text(universal_c, constant.get(mixer, []), 'end')} | "
+                     f"{welch_text(universal_k, cosine.get(mixer, []), 'end')} |")
+    lines.append("")
+
+
 # ---------------------------------------------------------------------------------- figures
 
 def save(figure, out, name):
@@ -441,33 +586,46 @@ def save(figure, out, name):
 
 
 def text_figures(runs, out):
-    tasks = [t for t in ("text64", "text128") if any(r["part"] == "compare" and r["task"] == t
-                                                     for r in runs)]
+    """Validation loss against steps (fig_text_loss) and against wall-clock seconds of training
+    (fig_text_seconds), one panel per text size, every seed of every mixer; the cosine arm of a
+    size, where it ran, dashed in the same panel."""
+    tasks = [t for t in ("text64", "text128") if any(
+        r["part"] == "compare" and r["task"] in (t, t + "cos") for r in runs)]
     if not tasks:
         return
     for name, seconds in (("fig_text_loss", False), ("fig_text_seconds", True)):
         figure, axes = plt.subplots(1, len(tasks), figsize=(7 * len(tasks), 5), squeeze=False)
         for axis, task in zip(axes[0], tasks):
-            for k, mixer in enumerate(MIXERS):
-                arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
-                       r["mixer"] == mixer and not r["diverged"]]
-                for s, run in enumerate(arm):
-                    points = held_out(run)
-                    if not points:
-                        continue
-                    per_step = run["manifest"].get("train_seconds", 0) / max(
-                        1, run["manifest"].get("steps_done", 1))
-                    x = [p[0] * (per_step if seconds else 1) for p in points]
-                    axis.plot(x, [p[1] for p in points], color=f"C{k}", alpha=0.8, linewidth=1,
-                              label=f"{label(mixer)}" if s == 0 else None)
-                    stop = stopping_point(run)
-                    if stop:
-                        axis.plot(stop[0] * (per_step if seconds else 1), stop[1],
-                                  marker="o" if stop[2] else "x", color=f"C{k}")
-            axis.set_xlabel("CPU seconds of training (one thread)" if seconds else "training step")
+            cosine_ran = False
+            for schedule, style in ((task, "-"), (task + "cos", "--")):
+                for k, mixer in enumerate(MIXERS):
+                    arm = [r for r in runs if r["part"] == "compare" and r["task"] == schedule and
+                           r["mixer"] == mixer and not r["diverged"]]
+                    cosine_ran |= bool(arm) and schedule != task
+                    for s, run in enumerate(arm):
+                        points = held_out(run)
+                        if not points:
+                            continue
+                        # The run's training wall time spread evenly over its steps.
+                        per_step = run["manifest"].get("train_seconds", 0) / max(
+                            1, run["manifest"].get("steps_done", 1))
+                        x = [p[0] * (per_step if seconds else 1) for p in points]
+                        text = label(mixer) + (" (cosine)" if schedule != task else "")
+                        axis.plot(x, [p[1] for p in points], color=f"C{k}", alpha=0.8,
+                                  linewidth=1, linestyle=style, label=text if s == 0 else None)
+                        stop = stopping_point(run) if schedule == task else None
+                        if stop:
+                            axis.plot(stop[0] * (per_step if seconds else 1), stop[1],
+                                      marker="o" if stop[2] else "x", color=f"C{k}")
+            axis.set_xlabel("wall-clock seconds of training (each run's training time, evaluations "
+                            "included,\nspread evenly over its steps; one thread per run on a "
+                            "shared machine)" if seconds else "training step")
             axis.set_ylabel("validation loss (nats per character)")
-            axis.set_title(f"{TASK_TITLE[task]}\nconstant lr after warm-up; ● the stopping rule's "
-                           "step,\n✕ still improving at the budget's end", fontsize=10)
+            axis.set_title(f"{TASK_TITLE[task]}\n" +
+                           ("solid: constant rate after warm-up; dashed: cosine to a tenth\n"
+                            if cosine_ran else "constant rate after warm-up; ") +
+                           "● the stopping rule's step, ✕ still improving at the budget's end",
+                           fontsize=10)
             low, high = axis.get_ylim()
             axis.set_ylim(low, min(high, 3.2))
             axis.grid(alpha=0.3)
@@ -477,47 +635,73 @@ def text_figures(runs, out):
 
 def strip_figure(runs, task, out, name, ylabel, title, lines_at, parts=(("compare", ""),)):
     """One dot per seed and a bar for the mean, per mixer and part (each part its own marker and
-    colour, side by side; `parts` holds (part, legend text)), with reference lines."""
-    def scores(part, mixer):
-        return [score(r) for r in runs if r["part"] == part and r["task"] == task and
+    colour, side by side; `parts` holds (part, legend text)), with reference lines. Dots of one
+    mixer are spread sideways by seed, so that equal scores (accuracy 1.000) stay visible; each
+    mixer's tick names its learning rate (per part when there are two), and attention is named
+    as the control."""
+    def arm(part, mixer):
+        return [r for r in runs if r["part"] == part and r["task"] == task and
                 r["mixer"] == mixer and score(r) is not None]
-    mixers = [m for m in MIXERS if any(scores(part, m) for part, _ in parts)]
+    mixers = [m for m in MIXERS if any(arm(part, m) for part, _ in parts)]
     if not mixers:
         return
-    figure, axis = plt.subplots(figsize=(8, 4.8) if len(parts) == 1 else (9, 5.4))
+    figure, axis = plt.subplots(figsize=(8.5, 5) if len(parts) == 1 else (10, 5.6))
     width = 0.2 if len(parts) == 1 else 0.12
+    step = 0.06 if len(parts) == 1 else 0.045  # the sideways spread between seeds
     for p, (part, text) in enumerate(parts):
         offset = (p - (len(parts) - 1) / 2) * 0.3
         shown = False
         for x, mixer in enumerate(mixers):
-            values = scores(part, mixer)
-            if not values:
+            seeds = sorted(arm(part, mixer), key=lambda r: r["seed"])
+            if not seeds:
                 continue
-            axis.scatter([x + offset] * len(values), values, color=f"C{2 * p}", alpha=0.6,
-                         marker="o^"[p % 2], label=None if shown else f"one seed{text}")
+            values = [score(r) for r in seeds]
+            spread = [x + offset + (i - (len(values) - 1) / 2) * step for i in range(len(values))]
+            axis.scatter(spread, values, color=f"C{2 * p}", alpha=0.7, marker="o^"[p % 2],
+                         label=None if shown else f"one seed{text}")
             axis.hlines(statistics.mean(values), x + offset - width, x + offset + width,
                         color=f"C{2 * p + 1}", linewidth=2, label=None if shown else f"mean{text}")
             shown = True
     for value, text, style in lines_at:
         axis.axhline(value, color="grey", linestyle=style, linewidth=1, label=f"{text}: {value:.3g}")
-    short = {POST_HOC_CONTROL: "attention at 1e-3\n(post hoc)"}
-    if len(parts) > 1:  # the parts may run the control at different rates: name each
-        rates = [sorted({f"{r['lr']:g}" for r in runs if r["part"] == part and r["task"] == task
-                         and r["mixer"] == "attention" and r["lr"] is not None})
+    symbols = "●▲"  # the parts' markers, "o^" above
+
+    def tick(mixer):
+        name = {"attention": "attention\n(the control)",
+                POST_HOC_CONTROL: "attention at 1e-3\n(post hoc)"}.get(mixer, label(mixer))
+        rates = ["/".join(sorted({f"{r['lr']:g}" for r in arm(part, mixer) if r["lr"] is not None}))
                  for part, _ in parts]
-        symbols = "●▲"  # the parts' markers, "o^" below
-        short["attention"] = "attention (the control)\nrate: " + ", ".join(
-            f"{'/'.join(rate)} ({symbols[p % 2]})" for p, rate in enumerate(rates) if rate)
-    axis.set_xticks(range(len(mixers)), [short.get(m, label(m)) for m in mixers], fontsize=8)
-    axis.set_xlabel("mixer")
+        present = [(p, rate) for p, rate in enumerate(rates) if rate]
+        if len(parts) == 1 or len({rate for _, rate in present}) <= 1:
+            text = f"{name}\nrate {present[0][1]}" if present else name
+        else:
+            text = f"{name}\nrate " + ", ".join(f"{rate} ({symbols[p % 2]})" for p, rate in present)
+        passed = [(p, sum(bool(success(r)) for r in arm(part, mixer)), len(arm(part, mixer)))
+                  for p, (part, _) in enumerate(parts) if arm(part, mixer)]
+        marks = len(parts) > 1
+        return text + "\npass " + ", ".join(f"{k}/{n}" + (f" ({symbols[p % 2]})" if marks else "")
+                                           for p, k, n in passed)
+    axis.set_xticks(range(len(mixers)), [tick(m) for m in mixers], fontsize=8)
+    axis.set_xlabel("mixer, the learning rate it trained at, and its seeds that pass the bar")
     axis.set_ylabel(ylabel)
     axis.set_title(title, fontsize=10)
     axis.grid(alpha=0.3, axis="y")
     if len(parts) == 1:
         axis.legend(fontsize=8, loc="best")
     else:  # below the axes: with two parts the legend would cover data
-        axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
+        axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     save(figure, out, name)
+
+
+def control_line(runs, task, what):
+    """'seeds 1–3: the control, attention, copies on 3/3: the comparison stands' (or VOID)."""
+    holds, count = control_verdict(runs, task)
+    seeds = sorted({r["seed"] for r in runs if r["part"] == "compare" and r["task"] == task})
+    if holds is None or not seeds:
+        return ""
+    where = f"seeds {seeds[0]}–{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
+    return (f"\n{where}: the control, attention, {what} on {count}: " +
+            ("the comparison stands" if holds else "VOID, the rows say nothing about the others"))
 
 
 def task_figures(runs, out):
@@ -547,63 +731,110 @@ def task_figures(runs, out):
                       (even, "1/P: guess among values in context", "-.")], parts)
     if example["copy"]:
         level = no_copy_level(example["copy"])
-        holds, count = control_verdict(runs, "copy")
         strip_figure(runs, "copy", out, "fig_copy", "loss on the copied letters (nats)",
-                     "In-context copying: loss on the copied letters per mixer" +
-                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     "In-context copying: loss on the copied letters per mixer (a run copies "
+                     "below 10 % of ln(vocab))" + control_line(runs, "copy", "copies"),
                      [(level, "no copy: ln(vocab)", "--"),
                       (COPY_FRACTION * level, "copies: 10 % of it", ":")])
     if example["depth"]:
-        holds, count = control_verdict(runs, "depth")
         strip_figure(runs, "depth", out, "fig_depth", "η_fix (best fixed operator's MSE / MSE)",
                      "Induction in 2 transformer blocks: η_fix per mixer" +
-                     ("" if holds is not False else f"\nVOID: attention (control) {count}"),
+                     control_line(runs, "depth", "finds the circuit"),
                      [(SUCCESS_ETA_FIX, "recall circuit (1.5)", ":"),
                       (1.0, "best fixed operator", "--")])
 
 
 def heads_figure(runs, out):
-    """The mean M̄ over every head and seed of each block, universal beside attention, on one
-    colour scale, for the largest text task run."""
+    """Every head of one seed (the lowest) of the largest text task, universal beside attention,
+    blocks down and heads across, each panel titled with its kind (docs/transformer.md §5). Heads
+    are not averaged: heads of one block differ in kind, and a mean of a previous-token head and
+    a content head is neither. One symmetric-log colour scale over every panel, from −max|M̄| to
+    max|M̄| (nothing clipped; linear within ±1e-3), since a causal head's weights run from about 1
+    on the diagonal to about 1/n, and a universal head's linear branch is signed."""
     task = next((t for t in ("text128", "text64") if any(
         r["part"] == "compare" and r["task"] == t and (r["metrics"] or {}).get("layers")
         for r in runs)), None)
     if task is None:
         return
-    grids = {}
+    picked = {}
     for mixer in ("universal", "attention"):
-        arm = [r for r in runs if r["part"] == "compare" and r["task"] == task and
-               r["mixer"] == mixer and (r["metrics"] or {}).get("layers")]
-        if not arm:
-            continue
-        blocks = []
-        for block in range(len(arm[0]["metrics"]["layers"])):
-            matrices = [np.load(os.path.join(r["dir"], head["mean_M"])) for r in arm
-                        for head in r["metrics"]["layers"][block].get("heads", [])]
-            blocks.append((np.mean(matrices, axis=0), len(arm), len(matrices)))
-        grids[mixer] = blocks
-    if not grids:
+        arm = sorted((r for r in runs if r["part"] == "compare" and r["task"] == task and
+                      r["mixer"] == mixer and (r["metrics"] or {}).get("layers")),
+                     key=lambda r: r["seed"])
+        if arm:
+            run = arm[0]
+            picked[mixer] = (run, [[(head, np.load(os.path.join(run["dir"], head["mean_M"])))
+                                    for head in layer.get("heads", [])]
+                                   for layer in run["metrics"]["layers"]])
+    if not picked:
         return
-    rows = max(len(b) for b in grids.values())
-    below = [m[np.tril_indices_from(m, k=-1)] for b in grids.values() for m, _, _ in b]
-    bound = float(np.quantile(np.abs(np.concatenate(below)), 0.99)) or 1.0
-    signed = any(float(m.min()) < 0 for b in grids.values() for m, _, _ in b)
-    figure, axes = plt.subplots(rows, len(grids), figsize=(4 * len(grids) + 1, 4.1 * rows),
+    blocks = max(len(grid) for _, grid in picked.values())
+    heads = max(len(row) for _, grid in picked.values() for row in grid)
+    bound = max(float(np.abs(m).max()) for _, grid in picked.values() for row in grid
+                for _, m in row) or 1.0
+    norm = matplotlib.colors.SymLogNorm(linthresh=1e-3, vmin=-bound, vmax=bound, base=10)
+    columns = heads * len(picked)
+    figure, axes = plt.subplots(blocks, columns, figsize=(2.2 * columns + 1.2, 2.5 * blocks + 1),
                                 squeeze=False)
-    figure.subplots_adjust(hspace=0.45)
-    for c, (mixer, blocks) in enumerate(grids.items()):
-        for r, (matrix, seeds, heads) in enumerate(blocks):
-            image = axes[r][c].imshow(matrix, cmap="RdBu_r" if signed else "viridis",
-                                      vmin=-bound if signed else 0, vmax=bound)
-            axes[r][c].set_title(f"{mixer}, block {r + 1}: mean of {heads} heads, "
-                                 f"{seeds} seed{'s' if seeds > 1 else ''}", fontsize=9)
-            axes[r][c].set_xlabel("key position j", fontsize=8)
-            axes[r][c].set_ylabel("query position i", fontsize=8)
-    figure.colorbar(image, ax=axes, fraction=0.03, pad=0.02, label="weight of j in row i")
-    figure.suptitle(f"{TASK_TITLE[task]}: each block's mean mixing matrix M̄ over every head and "
-                    "seed\n(one colour scale for all panels, clipped at the 99th percentile below "
-                    "the diagonal)", fontsize=10)
+    image = None
+    for c, (mixer, (run, grid)) in enumerate(picked.items()):
+        for b in range(blocks):
+            for k in range(heads):
+                axis = axes[b][c * heads + k]
+                axis.set_xticks([])
+                axis.set_yticks([])
+                if b >= len(grid) or k >= len(grid[b]):
+                    axis.axis("off")
+                    continue
+                head, matrix = grid[b][k]
+                image = axis.imshow(matrix, cmap="RdBu_r", norm=norm)
+                gamma = f", γ {head['gamma']:.2f}" if mixer == "universal" and "gamma" in head \
+                    else ""
+                axis.set_title(f"{mixer} s{run['seed']}, block {b + 1} head {k + 1}\n"
+                               f"{head.get('kind', '?')}{gamma}", fontsize=7)
+    figure.colorbar(image, ax=axes, fraction=0.02, pad=0.01,
+                    label="M̄[i, j], weight of key j in row i (symmetric log)")
+    figure.suptitle(f"{TASK_TITLE[task]}: every head's mean mixing matrix M̄ over 64 validation "
+                    "windows, one seed each (rows i: queries, columns j: keys)\none colour scale "
+                    "for every panel, not clipped; each head's kind beneath its name "
+                    "(docs/transformer.md §5)", fontsize=10)
     save(figure, out, "fig_heads")
+
+
+def figures_section(runs, out, lines):
+    """The figures the report drew, each with a caption that says what it shows, its panels
+    included (tables.md ends with it)."""
+    sizes = [t for t in ("text64", "text128") if any(
+        r["part"] == "compare" and r["task"] in (t, t + "cos") for r in runs)]
+    panels = " and ".join(f"{TASK_TITLE[t].split(' (')[0].replace('Text, ', '')}"
+                          f"{' (left)' if len(sizes) > 1 and i == 0 else ''}"
+                          f"{' (right)' if len(sizes) > 1 and i == 1 else ''}"
+                          for i, t in enumerate(sizes))
+    captions = [
+        ("fig_copy", "In-context copying: the loss on the copied letters of every seed and mixer "
+         "(dots spread sideways by seed), each mixer's rate under its name, attention marked as "
+         "the control, with its verdict and seed count in the title; the bar (10 % of ln(vocab)) "
+         "and the no-copy level as lines."),
+        ("fig_mqar", "MQAR: query accuracy of every seed and mixer (dots at equal accuracy spread "
+         "sideways), each mixer's rate under its name, both parts (circles, triangles) where the "
+         "replication ran; the 0.99 bar and the 1/P and H_P/P shortcuts as lines."),
+        ("fig_depth", "Depth (induction in 2 transformer blocks): η_fix of every seed and mixer, "
+         "the control's verdict in the title, the success bar 1.5 and the fixed operator's 1."),
+        ("fig_text_loss", f"Text: validation loss against training steps, {panels}; every seed of "
+         "every mixer, the stopping rule's step marked (the cosine arm dashed where it ran)."),
+        ("fig_text_seconds", f"Text: validation loss against wall-clock seconds of training "
+         f"(each run's training time spread evenly over its steps; one thread per run on a "
+         f"shared machine), {panels}."),
+        ("fig_heads", "Every head of one seed of the largest text model, universal beside "
+         "attention, each with its kind; one symmetric-log colour scale, not clipped."),
+    ]
+    drawn = [(name, text) for name, text in captions
+             if os.path.isfile(os.path.join(out, f"{name}.png"))]
+    if not drawn:
+        return
+    lines += ["## Figures", ""]
+    for name, text in drawn:
+        lines += [f"![{text}]({name}.png)", "", f"*{name}*: {text}", ""]
 
 
 # ------------------------------------------------------------------------------------- main
@@ -612,19 +843,24 @@ def main(runs_dir, out):
     runs = load_runs(runs_dir)
     os.makedirs(out, exist_ok=True)
     lines = ["# The transformer study (scripts/reproduce_transformer.sh)", "",
-             "Rules: scripts/transformer_study_report.py's docstring and docs/transformer.md §9.",
+             "Rules: scripts/transformer_study_report.py's docstring and docs/transformer_study.md "
+             "§1.",
              ""]
     controls_table(runs, lines)
     for task in TASKS:
+        if task in COSINE:  # beside its constant-rate arm, in schedules_table
+            continue
         compare_table(runs, task, lines)
         if task == "mqar":
             compare_table(runs, task, lines, part="replicate")
         if task.startswith("text"):
+            schedules_table(runs, task, lines)
             heads_table(runs, task, lines)
     grid_table(runs, lines)
     text_figures(runs, out)
     task_figures(runs, out)
     heads_figure(runs, out)
+    figures_section(runs, out, lines)
     with open(os.path.join(out, "tables.md"), "w") as handle:
         handle.write("\n".join(lines))
     print("\n".join(lines))

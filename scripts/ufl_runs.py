@@ -1,5 +1,6 @@
-"""The runs of a results folder as the report scripts read them, and the two statistics they
-share: a rate's Wilson interval and the mean ± sample standard deviation.
+"""The runs of a results folder as the report scripts read them, and the statistics they share:
+a rate's Wilson interval, the mean ± sample standard deviation, and Welch's interval for a
+difference of two means.
 
 A results folder (scripts/reproduce_*.sh) holds runs/ and runs.csv, the table `ufl collect`
 writes of the complete runs (one row each: the run's folder, every scalar metric, and every config
@@ -47,6 +48,65 @@ def rate(k, n):
     """'3/10 [0.11, 0.60]': a count with its 95% Wilson interval."""
     lo, hi = wilson(k, n)
     return f"{k}/{n} [{lo:.2f}, {hi:.2f}]"
+
+
+def _incomplete_beta(a, b, x):
+    """The regularised incomplete beta function I_x(a, b), by its continued fraction (Lentz's
+    method, as in Numerical Recipes' betacf), for Student's t below."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):  # the fraction converges fast on this side only
+        return 1.0 - _incomplete_beta(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
+                     b * math.log(1 - x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-14:
+            break
+    return front * h
+
+
+def student_t_quantile(p, df):
+    """The p-quantile (p > 1/2) of Student's t with df (not necessarily whole) degrees of freedom,
+    by bisection on its distribution function."""
+    def upper_tail(t):  # P(T > t) for t ≥ 0
+        return 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    low, high = 0.0, 1.0
+    while upper_tail(high) > 1 - p:
+        high *= 2
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if upper_tail(middle) > 1 - p else (low, middle)
+    return (low + high) / 2
+
+
+def welch(a, b, level=0.95):
+    """(mean(a) − mean(b), low, high): Welch's interval for the difference of two means, each
+    sample with its own variance (Welch 1947; degrees of freedom by Welch–Satterthwaite). None
+    with fewer than two values on a side or no spread at all."""
+    a = [v for v in a if v is not None]
+    b = [v for v in b if v is not None]
+    if len(a) < 2 or len(b) < 2:
+        return None
+    (ma, sa), (mb, sb) = mean_sd(a), mean_sd(b)
+    va, vb = sa * sa / len(a), sb * sb / len(b)
+    if va + vb == 0:
+        return None
+    df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
+    half = student_t_quantile(1 - (1 - level) / 2, df) * math.sqrt(va + vb)
+    return ma - mb, ma - mb - half, ma - mb + half
 
 
 def mean_sd(values):

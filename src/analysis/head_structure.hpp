@@ -1,5 +1,5 @@
 #pragma once
-// What the seeds say of trained heads, measured on one head at a time (docs/transformer.md §11):
+// What the seeds say of trained heads, measured on one head at a time (docs/head_structure.md §1):
 //   seed 001: the spectrum of a head's n×n mixing matrix M(X): effective rank, k90, k99, and the
 //             rank-k truncation the loss-against-rank test puts in its place;
 //   seed 002: how far a head's scores are from the distance form softmax(−‖q_i − k_j‖²/2), which

@@ -1,5 +1,5 @@
 #pragma once
-// The seeds' measures of a token model's heads (docs/transformer.md §11), written as heads.json:
+// The seeds' measures of a token model's heads (docs/head_structure.md §2), written as heads.json:
 // per head, the spectrum of M(X) over the windows (seed 001) beside the same model at
 // initialisation and the uniform causal average; the validation loss with every head's M
 // truncated to rank k; how far each head's scores are from the distance form (seed 002); and Ω's

@@ -13,7 +13,7 @@
 #include "config/difference.hpp"
 #include "config/load.hpp"
 #include "data/dataset_files.hpp"
-#include "interrupt/stop_request.hpp"
+#include "io/stop_request.hpp"
 #include "io/atomic_file.hpp"
 #include "io/io_error.hpp"
 #include "io/log.hpp"

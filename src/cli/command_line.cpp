@@ -214,7 +214,7 @@ Subcommand analyze_subcommand(CLI::App& ufl, const std::string& command_line) {
       "Recompute a saved run's measurements and verdict (metrics.json and the analysis "
       ".npy files) on the data it was trained on, e.g. after changing a threshold with --set "
       "analysis.tau_min=0.8; for a token run also heads.json, the per-head spectra, rank-k "
-      "truncation, distance-form gap and Ω parts (docs/transformer.md §11; ufl show draws "
+      "truncation, distance-form gap and Ω parts (docs/head_structure.md §2; ufl show draws "
       "them). The previous metrics.json is kept in metrics_history/ and manifest.json records "
       "what changed.");
   command->add_option("RUN_DIR", analyze.run_dir, "A run folder written by 'ufl train'")

@@ -186,7 +186,7 @@ int run_show(const ShowArguments& arguments) {
       return int(kSuccess);
     }
     // summary.png for every run; head_structure.png where the analysis measured the heads
-    // (heads.json, docs/transformer.md §11).
+    // (heads.json, docs/head_structure.md §2).
     struct Figure {
       const char *script, *file, *needs;  // needs: the file it draws from, if not every run has it
     };

@@ -369,7 +369,9 @@ std::vector<Key> build_table() {
                     "γ at initialisation, the gate of the universal and distance mixers between S "
                     "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
-          .follows(gate_init_text() + " (docs/transformer.md §10, docs/universality.md)",
+          .follows(gate_init_text() +
+                       " (the paper's layer starts at 0.5; 0.99 is a deviation from it: "
+                       "docs/universal_head.md §1)",
                    [](Config& c) {
                      const model::BlockKind* block = model::find_block_kind(c.model.block);
                      const model::Mixer<float>* mixer = model::find_mixer<float>(c.layer.mixer);

@@ -1,4 +1,4 @@
-// The `copy` kind, in-context copying (docs/transformer.md §10): lines of a random segment of
+// The `copy` kind, in-context copying (docs/universal_head.md §4): lines of a random segment of
 // dataset.segment_min … dataset.segment_max tokens drawn from dataset.vocab letters, a separator
 // `|`, the same segment again and a newline, one line after another, cut into sequences of n + 1
 // tokens that each enter their first line at a random token. The segment's length varies from

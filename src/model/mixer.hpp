@@ -124,7 +124,7 @@ class Mixer {
   virtual std::vector<std::string> config_keys() const = 0;
   // Its scores are a negative squared distance −½‖q_i − k_j‖² rather than the bilinear q_i·k_j
   // (the distance mixer): readings that assume the dot form (the attention fit of a layer, the
-  // distance-form gap of docs/transformer.md §11) do not apply to it.
+  // distance-form gap of docs/head_structure.md §2) do not apply to it.
   virtual bool distance_scores() const { return false; }
   // layer.gate_init when the config does not set it, for mixers whose documented result needs a
   // start of their own; nullopt: the block kind's default (BlockKind::default_gate_init).

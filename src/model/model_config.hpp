@@ -10,7 +10,7 @@ struct LayerConfig {
   int rank = 32;                    // r; the config loader fills in dataset.n when it is omitted
   double content_init_scale = 1.0;
   // γ at initialisation (the universal mixer's gate, g = logit γ): ½ in mixer blocks; the config
-  // loader fills in 0.99 in transformer blocks (config/keys.cpp, docs/transformer.md §10).
+  // loader fills in 0.99 in transformer blocks (config/keys.cpp, docs/universal_head.md §1).
   double gate_init = 0.5;
   int kernel_width = 5;  // the convolution mixer's band: taps −⌊w/2⌋..⌊w/2⌋ (w odd)
   int heads = 1;         // h: each head its own mixer over a D/h-wide value slice

@@ -78,7 +78,7 @@ class NextTokenRun : public TaskRun {
     metrics["validation_windows"] = data_.validation.count();
     metrics["layers"] = analysis::analyze_heads(model_, data_.validation, analysis::kHeadWindows,
                                                 config_.analysis, folder);
-    // The seeds' measures (docs/transformer.md §11), beside the same model at its start.
+    // The seeds' measures (docs/head_structure.md §2), beside the same model at its start.
     model::Model<float> initial = model_;
     model::initialize(initial, config_.seed);
     results::write_json(

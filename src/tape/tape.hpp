@@ -240,7 +240,7 @@ class Tape {
   }
 
   // An edit of per-sample values during forward, for interventions in the analysis (each head's
-  // M replaced by its rank-k truncation, docs/transformer.md §11): called after every op with its
+  // M replaced by its rank-k truncation, docs/head_structure.md §2): called after every op with its
   // output and the samples [first, end) just computed, on that group's thread ([0, 1) for an op
   // whose inputs are all shared, as every op of a batch-1 tape), so that the ops after it read
   // the edited values. It must touch only those samples.

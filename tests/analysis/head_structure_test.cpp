@@ -1,5 +1,5 @@
 // The seeds' per-head measures on hand-set matrices whose answers are known in closed form
-// (analysis/head_structure.hpp, docs/transformer.md §11).
+// (analysis/head_structure.hpp, docs/head_structure.md §2).
 #include "analysis/head_structure.hpp"
 
 #include <doctest/doctest.h>

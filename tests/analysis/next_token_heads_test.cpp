@@ -1,5 +1,5 @@
 // heads.json's measures on a small untrained model (analysis/next_token_heads.hpp,
-// docs/transformer.md §11): the model compared with itself has the same spectra before and after;
+// docs/head_structure.md §2): the model compared with itself has the same spectra before and after;
 // the truncation test tries ranks 1, 2, 4 below n = 8, with the full model's loss the plain
 // evaluation's and rank 1 changing it; every head with scores gets a distance-form gap and Ω's
 // parts, whose shares are fractions of a unit vector; a distance head's gap is exact (0) by

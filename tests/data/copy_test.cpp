@@ -1,4 +1,4 @@
-// The `copy` kind (docs/transformer.md §10): lines of a random segment, `|`, the same segment and
+// The `copy` kind (docs/universal_head.md §4): lines of a random segment, `|`, the same segment and
 // a newline, each sequence entering its first line at a random token; the separator and the
 // copied letters but the last are scored, so the scored targets are exactly the copied letters;
 // lines that cannot fit are refused with the largest segment that would.

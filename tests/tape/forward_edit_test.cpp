@@ -1,4 +1,4 @@
-// Tape::forward with an edit (an intervention on one op's output, docs/transformer.md §11): the
+// Tape::forward with an edit (an intervention on one op's output, docs/head_structure.md §2): the
 // ops after the edited one read the edited values, for a batch of samples and for a batch-1 tape
 // (whose ops all run once, as shared ones), and the edit sees only the samples just computed.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// In-context copying as a test (docs/transformer.md §10): a small transformer trained on the
+// In-context copying as a test (docs/universal_head.md §3): a small transformer trained on the
 // `copy` kind for 500 steps copies — its loss on the copied letters falls below a quarter of the
 // no-copy level ln(letters) — for every mixer that builds M from its input (attention, the
 // universal layer, the distance mixer). The fixed operators are not held to a bound: with segments

@@ -25,8 +25,8 @@ namespace {
 
 // layer.gate_init in transformer blocks: the heads start close to attention, since the
 // unnormalised S term, summed over up to n positions, otherwise drowns the residual stream once
-// the scores grow, and Adam moves the gate's logit only about lr per step (docs/transformer.md
-// §10; chosen on seeds 11 and 12 of the copying check).
+// the scores grow, and Adam moves the gate's logit only about lr per step (docs/universal_head.md
+// §3; chosen on seeds 11 and 12 of the copying check).
 constexpr double kTransformerGateInit = 0.99;
 
 using namespace cost_model;

@@ -84,7 +84,7 @@ class AttentionMixer : public Mixer<T> {
 
   std::optional<double> gate(const ConstParameterViews<T>&) const override { return 1.0; }
   // In a transformer block Ω's factors over x̃ = [x̂, e_i, 1] are W_q and W_k with zero position
-  // and bias rows, σ = 1/√r (the scores' scale): S = x̃·A·diag(σ)·Bᵀ·x̃ᵀ (docs/transformer.md §11).
+  // and bias rows, σ = 1/√r (the scores' scale): S = x̃·A·diag(σ)·Bᵀ·x̃ᵀ (docs/head_structure.md §2).
   std::optional<Factors> factors(const ConstParameterViews<T>& params,
                                  const LayerShape& shape) const override {
     if (shape.transformer) {

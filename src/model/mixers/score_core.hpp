@@ -9,7 +9,7 @@
 //   M = (1−γ)·A + γ·P               gated; M = P without a gate
 //   out = M·V
 // with the linear branch A = S, or when causal A = D·(L⊙S), L the causal mask and D the row
-// weights 1/(i + 1) (docs/transformer.md §10). Its backward from dOut:
+// weights 1/(i + 1) (docs/universal_head.md §1). Its backward from dOut:
 //   dV = Mᵀ·dOut,  dM = dOut·Vᵀ,  dγ = Σ dM⊙(P − A),
 //   dS = γ·P⊙(dM − Σ_j dM_ij P_ij) + (1−γ)·D·(L⊙dM),
 // then the score function's backward from dS. The products run over the lower triangle only when

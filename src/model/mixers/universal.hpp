@@ -294,8 +294,8 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, const FactorizedParameters& p
                         1.0 / std::sqrt(double(shape.r)), "S");
     const Var attention = shape.causal ? causal_softmax_rows(tape, S, "softmax_S")
                                        : softmax_rows(tape, S, "softmax_S");
-    // Causal: the linear branch is the mean over the positions a row reads (docs/transformer.md
-    // §10), as softmax's rows are averages; a sum over up to n of them drowns the stream.
+    // Causal: the linear branch is the mean over the positions a row reads (docs/universal_head.md
+    // §1), as softmax's rows are averages; a sum over up to n of them drowns the stream.
     const Var linear = shape.causal ? causal_row_mean(tape, S, "S_causal_mean") : S;
     graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
     graph.out =
@@ -389,7 +389,8 @@ class UniversalMixer : public Mixer<T> {
   std::string_view name() const override { return "universal"; }
   std::string_view summary() const override {
     return "M = (1−γ)·S + γ·softmax(S), S = X̃AΣBᵀX̃ᵀ: the paper's layer, every special case in "
-           "one";
+           "one; in transformer blocks γ starts at 0.99 and causal heads take the linear branch "
+           "as a row mean, two deviations from it (docs/universal_head.md §1)";
   }
   bool input_dependent() const override { return true; }
   bool softmax_branch() const override { return true; }
@@ -431,7 +432,7 @@ class UniversalMixer : public Mixer<T> {
   std::optional<double> gate(const ConstParameterViews<T>& params) const override {
     return stable_sigmoid(double(params[kG](0, 0)));
   }
-  // In a transformer block σ carries the scores' 1/√r (docs/transformer.md §11).
+  // In a transformer block σ carries the scores' 1/√r (docs/head_structure.md §2).
   std::optional<Factors> factors(const ConstParameterViews<T>& params,
                                  const LayerShape& shape) const override {
     Factors factors = homogeneous_factors(params[kA], params[kB], params[kS]);

@@ -4,8 +4,8 @@
 //                        normalising); entries above the diagonal get no gradient.
 //   lower_triangular:    S with the entries above the diagonal set to 0 (fixed operators).
 //   causal_row_mean:     the lower triangle of S with row i divided by i + 1, the number of
-//                        positions it sums (a universal head's linear branch; docs/transformer.md
-//                        §10), so that the branch does not grow with the position.
+//                        positions it sums (a universal head's linear branch; docs/universal_head.md
+//                        §1), so that the branch does not grow with the position.
 #include <algorithm>
 #include <cmath>
 

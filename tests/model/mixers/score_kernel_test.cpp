@@ -68,7 +68,7 @@ TEST_CASE("a closed gate (γ = 0) mixes with the scores: causal, each row's mean
   v << 1, 2, 3;
   std::vector<double> kept;
   const Matrix out = forward(shape, q, k, v, 0.0, kept);
-  // Row i of the masked S divided by i + 1 (docs/transformer.md §10): [1 0 0; 0 1 0; ⅓ ⅔ ⅓].
+  // Row i of the masked S divided by i + 1 (docs/universal_head.md §1): [1 0 0; 0 1 0; ⅓ ⅔ ⅓].
   CHECK(out(0, 0) == doctest::Approx(1));
   CHECK(out(1, 0) == doctest::Approx(2));
   CHECK(out(2, 0) == doctest::Approx(8.0 / 3));

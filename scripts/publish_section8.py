@@ -1,31 +1,26 @@
 #!/usr/bin/env python3
-"""Regenerates the README's "Section 8 results" section from results/section8/.
+"""Regenerates the results of docs/section8.md (§3) from results/section8/.
 
-    /usr/bin/python3 scripts/update_readme_results.py [RESULTS_DIR]   (default results/section8)
+    /usr/bin/python3 scripts/publish_section8.py [RESULTS_DIR]   (default results/section8)
 
-Copies the table and the main figures to docs/section8/ (tracked, so the README can show them)
-and rewrites the text between the README's section8 markers, with one paragraph per dataset
-whose numbers come from table.csv. Called by scripts/reproduce_section8.sh.
+Copies the table and the main figures to docs/section8/ (tracked, so the page can show them)
+and rewrites the text between the page's section8 markers, with one paragraph per dataset
+whose numbers come from table.csv. Called by scripts/reproduce_section8.sh. (Until 2026-11-28 this
+was scripts/update_readme_results.py and wrote into the README; the README now links the page.)
 """
 import csv
+import os
 import pathlib
 import shutil
 import sys
 
-from script_arguments import arguments
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from marked_section import replace_marked_section  # noqa: E402
+from script_arguments import arguments  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "section8.md"
 BEGIN, END = "<!-- section8:begin -->", "<!-- section8:end -->"
-
-
-def replace_readme_section(readme_path, begin, end, section):
-    """Replaces the README's text from `begin` to `end` (both markers included) by `section`."""
-    readme = readme_path.read_text()
-    if begin not in readme or end not in readme:
-        sys.exit(f"{readme_path.name} has no {begin} … {end} markers")
-    before, rest = readme.split(begin, 1)
-    after = rest.split(end, 1)[1]
-    readme_path.write_text(before + section + after)
 
 
 def pm(row, key, digits=3):
@@ -88,14 +83,14 @@ def main():
         table,
         "",
         *[paragraph(row) + "\n" for row in rows],
-        "![M̄ beside M* for each dataset](docs/section8/fig1_operators.png)",
+        "![M̄ beside M* for each dataset](section8/fig1_operators.png)",
         "",
-        "Also: [the emergence matrix](docs/section8/fig2_emergence.png) and "
-        "[the training curves](docs/section8/fig3_training.png).",
+        "Also: [the emergence matrix](section8/fig2_emergence.png) and "
+        "[the training curves](section8/fig3_training.png).",
         END,
     ])
-    replace_readme_section(ROOT / "README.md", BEGIN, END, section)
-    print(f"updated README.md and {docs}")
+    replace_marked_section(PAGE, BEGIN, END, section)
+    print(f"updated {PAGE.relative_to(ROOT)} and {docs}")
 
 
 if __name__ == "__main__":
