@@ -7,10 +7,15 @@
 // transposing B first (small_gemm_nt).
 //
 // The summation order over the inner dimension is fixed (k = 0, 1, …), so results do not
-// depend on threads, only on the sizes.
+// depend on threads, only on the sizes. Each term is one fused multiply-add where the instruction
+// set has one (AVX2/FMA, AVX-512, NEON) and a rounded product then an add where it has not
+// (SSE2), written out rather than left to the compiler's contraction, which differed between the
+// kernel's blocks and between optimisation levels: a result depends on the instruction set alone
+// (docs/building.md, "Instruction sets").
 //
 // A stop request (io/stop_request.hpp) ends a product between column blocks, leaving C
 // partly computed: at n = 4096 one product takes seconds, a column block milliseconds.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +24,12 @@
 #include <vector>
 
 #include "io/stop_request.hpp"
+
+#if defined(__FMA__) || defined(__AVX512F__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 namespace ufl {
 
@@ -34,11 +45,90 @@ struct GemmShape {
   std::ptrdiff_t rows, cols, inner;
 };
 
+// The register block of the instruction set this file is compiled for (docs/building.md,
+// "Instruction sets"): a block of C of kBlockRows rows × kBlockVectors vectors of kVectorBytes is
+// summed in registers, so it must fit the register file with B's vectors and A's broadcast value
+// beside it. A vector the machine does not have is split by the compiler through the stack: 64-byte
+// vectors on an AVX2 machine ran at 2 GFLOP/s (issue 38), hence one block per instruction set.
+#if defined(__AVX512F__)
+inline constexpr int kVectorBytes = 64, kBlockRows = 8, kBlockVectors = 2;  // 16 of 32 zmm
+#elif defined(__AVX__)
+inline constexpr int kVectorBytes = 32, kBlockRows = 6, kBlockVectors = 2;  // 12 of 16 ymm
+#elif defined(__aarch64__)
+inline constexpr int kVectorBytes = 16, kBlockRows = 8, kBlockVectors = 3;  // 24 of 32 NEON
+#else
+inline constexpr int kVectorBytes = 16, kBlockRows = 4, kBlockVectors = 3;  // 12 of 16 xmm (SSE2)
+#endif
+// The instruction set's name, for benchmarks and run manifests.
+inline constexpr const char* kKernelTarget =
+#if defined(__AVX512F__)
+    "avx512";
+#elif defined(__AVX2__)
+    "avx2";
+#elif defined(__AVX__)
+    "avx";
+#elif defined(__aarch64__)
+    "neon";
+#else
+    "sse2";
+#endif
+
+// Whether the kernel's terms are fused multiply-adds (one rounding) or products then adds.
+#if defined(__FMA__) || defined(__AVX512F__) || defined(__aarch64__)
+inline constexpr bool kFusedMultiplyAdd = true;
+#else
+inline constexpr bool kFusedMultiplyAdd = false;
+#endif
+
 namespace detail {
 
+// a·b + c, fused where kFusedMultiplyAdd: on scalars, or on GCC/Clang vectors of float or double
+// of the instruction set's widths (16, 32 or 64 bytes).
+template <class Vector>
+inline Vector multiply_add(Vector a, Vector b, Vector c) {
+  if constexpr (std::is_floating_point_v<Vector>) {
+    if constexpr (kFusedMultiplyAdd)
+      return std::fma(a, b, c);
+    else
+      return a * b + c;
+  } else {
+#if defined(__aarch64__)
+    static_assert(sizeof(Vector) == 16, "NEON vectors are 16 bytes");
+    if constexpr (sizeof(a[0]) == sizeof(float))
+      return Vector(vfmaq_f32(float32x4_t(c), float32x4_t(a), float32x4_t(b)));
+    else
+      return Vector(vfmaq_f64(float64x2_t(c), float64x2_t(a), float64x2_t(b)));
+#elif defined(__FMA__) || defined(__AVX512F__)
+    constexpr bool single = sizeof(a[0]) == sizeof(float);
+    if constexpr (sizeof(Vector) == 16) {
+      if constexpr (single)
+        return Vector(_mm_fmadd_ps(__m128(a), __m128(b), __m128(c)));
+      else
+        return Vector(_mm_fmadd_pd(__m128d(a), __m128d(b), __m128d(c)));
+    } else if constexpr (sizeof(Vector) == 32) {
+      if constexpr (single)
+        return Vector(_mm256_fmadd_ps(__m256(a), __m256(b), __m256(c)));
+      else
+        return Vector(_mm256_fmadd_pd(__m256d(a), __m256d(b), __m256d(c)));
+    } else {
+#if defined(__AVX512F__)
+      static_assert(sizeof(Vector) == 64, "vectors are 16, 32 or 64 bytes");
+      if constexpr (single)
+        return Vector(_mm512_fmadd_ps(__m512(a), __m512(b), __m512(c)));
+      else
+        return Vector(_mm512_fmadd_pd(__m512d(a), __m512d(b), __m512d(c)));
+#else
+      static_assert(sizeof(Vector) <= 32, "64-byte vectors need AVX-512");
+#endif
+    }
+#else
+    return a * b + c;  // no fused multiply-add on this instruction set
+#endif
+  }
+}
+
 // Rows [i0, i0+kRows) × columns [j0, j0 + kVectors·(kBytes/sizeof(T))) of C, with the sums in
-// kRows·kVectors SIMD registers (GCC/Clang vector extensions: 64 bytes is one AVX-512 register,
-// split into smaller ones by the compiler on machines without it).
+// kRows·kVectors SIMD registers (GCC/Clang vector extensions).
 // b and c start at the block's first column (b may be a packed panel: b.stride its width).
 template <class T, int kRows, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
 inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t inner, GemmOperand<const T> a,
@@ -56,9 +146,9 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t inner, GemmOperan
     for (int v = 0; v < kVectors; ++v)
       b_vectors[v] = *reinterpret_cast<const Unaligned*>(b_row + v * kLanes);
     for (int r = 0; r < kRows; ++r) {
-      const T a_value =
-          kTransposeA ? a.data[k * a.stride + i0 + r] : a.data[(i0 + r) * a.stride + k];
-      for (int v = 0; v < kVectors; ++v) sum[r][v] += a_value * b_vectors[v];
+      const Vector a_value = Vector{} + (kTransposeA ? a.data[k * a.stride + i0 + r]
+                                                     : a.data[(i0 + r) * a.stride + k]);
+      for (int v = 0; v < kVectors; ++v) sum[r][v] = multiply_add(a_value, b_vectors[v], sum[r][v]);
     }
   }
   for (int r = 0; r < kRows; ++r) {
@@ -66,7 +156,7 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t inner, GemmOperan
     for (int v = 0; v < kVectors; ++v) {
       Unaligned* target = reinterpret_cast<Unaligned*>(c_row + v * kLanes);
       if constexpr (kAccumulate)
-        *target += alpha * sum[r][v];
+        *target = multiply_add(Vector{} + alpha, sum[r][v], Vector(*target));
       else
         *target = alpha * sum[r][v];
     }
@@ -77,13 +167,30 @@ inline void small_gemm_block(std::ptrdiff_t i0, std::ptrdiff_t inner, GemmOperan
 template <class T, int kVectors, int kBytes, bool kTransposeA, bool kAccumulate>
 inline void small_gemm_columns(std::ptrdiff_t rows, std::ptrdiff_t inner, GemmOperand<const T> a,
                                GemmOperand<const T> b, GemmOperand<T> c, T alpha) {
-  constexpr int kRows = 8;
   std::ptrdiff_t i = 0;
-  for (; i + kRows <= rows; i += kRows)
-    small_gemm_block<T, kRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, inner, a, b, c,
-                                                                           alpha);
+  for (; i + kBlockRows <= rows; i += kBlockRows)
+    small_gemm_block<T, kBlockRows, kVectors, kBytes, kTransposeA, kAccumulate>(i, inner, a, b, c,
+                                                                                alpha);
   for (; i < rows; ++i)
     small_gemm_block<T, 1, kVectors, kBytes, kTransposeA, kAccumulate>(i, inner, a, b, c, alpha);
+}
+
+// The columns from j on that are narrower than a block: whole vectors, then half vectors down to
+// 16 bytes; returns the first column left (those are summed one by one).
+template <class T, int kBytes, bool kTransposeA, bool kAccumulate>
+std::ptrdiff_t small_gemm_narrow(std::ptrdiff_t j, std::ptrdiff_t rows, std::ptrdiff_t cols,
+                                 std::ptrdiff_t inner, GemmOperand<const T> a,
+                                 GemmOperand<const T> b, GemmOperand<T> c, T alpha) {
+  constexpr std::ptrdiff_t kLanes = kBytes / std::ptrdiff_t(sizeof(T));
+  if constexpr (kLanes >= 2) {
+    for (; j + kLanes <= cols; j += kLanes)
+      small_gemm_columns<T, 1, kBytes, kTransposeA, kAccumulate>(
+          rows, inner, a, {b.data + j, b.stride}, {c.data + j, c.stride}, alpha);
+    if constexpr (kBytes > 16)
+      return small_gemm_narrow<T, kBytes / 2, kTransposeA, kAccumulate>(j, rows, cols, inner, a, b,
+                                                                        c, alpha);
+  }
+  return j;
 }
 
 // B's first `cols` columns (a multiple of kWidth) copied into `packed` as panels of kWidth
@@ -127,45 +234,38 @@ template <class T, bool kTransposeA, bool kAccumulate>
 void small_gemm_impl(GemmShape shape, GemmOperand<const T> a, GemmOperand<const T> b,
                      const T* prepacked, GemmOperand<T> c, T alpha) {
   const std::ptrdiff_t rows = shape.rows, cols = shape.cols, inner = shape.inner;
-  // Column blocks of two 64-byte vectors, then one, then 32 bytes, then single columns.
-  constexpr std::ptrdiff_t kWide = 64 / sizeof(T), kNarrow = 32 / sizeof(T);
-  const std::ptrdiff_t wide_cols = cols / (2 * kWide) * (2 * kWide);
+  // Column blocks of kBlockVectors vectors (a panel), then narrower ones, then single columns.
+  constexpr std::ptrdiff_t kPanel = kBlockVectors * (kVectorBytes / std::ptrdiff_t(sizeof(T)));
+  const std::ptrdiff_t wide_cols = cols / kPanel * kPanel;
   std::ptrdiff_t j = 0;
   if (prepacked != nullptr || (rows >= kPackRows && inner >= kPackInner && wide_cols > 0 &&
                                inner * wide_cols <= kPackElements)) {
     const T* packed =
-        prepacked != nullptr ? prepacked : pack_panels<T, 2 * kWide>(b, inner, wide_cols);
-    for (; j < wide_cols; j += 2 * kWide) {
+        prepacked != nullptr ? prepacked : pack_panels<T, kPanel>(b, inner, wide_cols);
+    for (; j < wide_cols; j += kPanel) {
       if (interrupt::stop_requested()) return;
-      small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(
-          rows, inner, a, {packed + j * inner, 2 * kWide}, {c.data + j, c.stride}, alpha);
+      small_gemm_columns<T, kBlockVectors, kVectorBytes, kTransposeA, kAccumulate>(
+          rows, inner, a, {packed + j * inner, kPanel}, {c.data + j, c.stride}, alpha);
     }
   }
-  for (; j + 2 * kWide <= cols; j += 2 * kWide) {
+  for (; j + kPanel <= cols; j += kPanel) {
     if (interrupt::stop_requested()) return;
-    small_gemm_columns<T, 2, 64, kTransposeA, kAccumulate>(rows, inner, a, {b.data + j, b.stride},
-                                                           {c.data + j, c.stride}, alpha);
+    small_gemm_columns<T, kBlockVectors, kVectorBytes, kTransposeA, kAccumulate>(
+        rows, inner, a, {b.data + j, b.stride}, {c.data + j, c.stride}, alpha);
   }
-  if (j + kWide <= cols) {
-    small_gemm_columns<T, 1, 64, kTransposeA, kAccumulate>(rows, inner, a, {b.data + j, b.stride},
-                                                           {c.data + j, c.stride}, alpha);
-    j += kWide;
-  }
-  if (j + kNarrow <= cols) {
-    small_gemm_columns<T, 1, 32, kTransposeA, kAccumulate>(rows, inner, a, {b.data + j, b.stride},
-                                                           {c.data + j, c.stride}, alpha);
-    j += kNarrow;
-  }
+  j = small_gemm_narrow<T, kVectorBytes, kTransposeA, kAccumulate>(j, rows, cols, inner, a, b, c,
+                                                                   alpha);
   for (; j < cols; ++j)
     for (std::ptrdiff_t i = 0; i < rows; ++i) {
       T sum = T(0);
       for (std::ptrdiff_t k = 0; k < inner; ++k)
-        sum += (kTransposeA ? a.data[k * a.stride + i] : a.data[i * a.stride + k]) *
-               b.data[k * b.stride + j];
+        sum = multiply_add(kTransposeA ? a.data[k * a.stride + i] : a.data[i * a.stride + k],
+                           b.data[k * b.stride + j], sum);
+      T& out = c.data[i * c.stride + j];
       if constexpr (kAccumulate)
-        c.data[i * c.stride + j] += alpha * sum;
+        out = multiply_add(alpha, sum, out);
       else
-        c.data[i * c.stride + j] = alpha * sum;
+        out = alpha * sum;
     }
 }
 
@@ -208,7 +308,7 @@ struct PackedOperand {
 
 template <class T>
 constexpr std::ptrdiff_t panel_width() {
-  return 2 * (64 / std::ptrdiff_t(sizeof(T)));
+  return kBlockVectors * (kVectorBytes / std::ptrdiff_t(sizeof(T)));
 }
 template <class T>
 constexpr std::size_t packed_size(std::ptrdiff_t rows, std::ptrdiff_t cols) {

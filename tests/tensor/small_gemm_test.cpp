@@ -8,7 +8,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <vector>
 
 #include "data/rng.hpp"
@@ -108,14 +107,15 @@ namespace {
 
 // c (+)= α·op(a)·b element by element in the kernel's order: the sum over k from 0 upwards, each
 // term a fused multiply-add (`contracted`) or a rounded product then an add, then α·sum or
-// α·sum + c. Whether the kernel's a·b + sum is contracted is the compiler's choice (GCC does it
-// with -O2 -march=native on an FMA machine, not at -Og, scripts/sanitize.sh's build), so the test
-// accepts either, the same for every shape; any other order of the sum matches neither. Runs
-// must not change by one bit when the kernel's blocking or packing does (same seed, same run
-// folders).
+// α·sum + c (fused likewise). Which one is the instruction set's (kFusedMultiplyAdd: fused with
+// AVX2/FMA, AVX-512 and NEON, not with SSE2), at every optimisation level; any other order of the
+// sum matches neither. Runs must not change by one bit when the kernel's blocking or packing does
+// (same seed, same run folders).
 template <class T>
 T multiply_add(bool contracted, T a, T b, T c) {
-  return contracted ? std::fma(a, b, c) : a * b + c;
+  if (contracted) return std::fma(a, b, c);
+  volatile T product = a * b;  // rounded: the compiler may not fuse it into the add
+  return product + c;
 }
 
 template <class T>
@@ -141,16 +141,15 @@ void ordered_product(bool contracted, bool transpose_a, bool accumulate, GemmSha
 
 TEST_CASE(
     "bit for bit the kernel's summation order, at the strides of the transformer's products") {
-  // {rows, cols, inner, lda, ldb, ldc}: row blocks of 8 and single rows, every vector column
-  // path, and the power-of-two strides of the fused ops (B's panel packed from 32 rows on). Not
-  // the single columns after the last vector block: the compiler vectorizes their loop over k
-  // into rounded products added in order, fused or not as it decides.
+  // {rows, cols, inner, lda, ldb, ldc}: row blocks and single rows, every vector column path and
+  // the single columns after the last vector block, and the power-of-two strides of the fused ops
+  // (B's panel packed from 32 rows on).
   const int shapes[][6] = {{64, 384, 128, 128, 384, 384}, {64, 128, 512, 512, 128, 128},
                            {64, 64, 128, 512, 384, 384},  {16, 64, 32, 384, 64, 64},
                            {37, 88, 45, 64, 128, 96},     {40, 56, 7, 40, 56, 60},
-                           {33, 8, 300, 300, 8, 8}};
+                           {33, 8, 300, 300, 8, 8},       {19, 91, 33, 40, 96, 93},
+                           {7, 3, 17, 20, 5, 4}};
   data::Rng rng(11, data::Stream::kMonteCarlo);
-  std::optional<int> contracted;  // 1: the kernel's terms are fused multiply-adds
   for (const auto& s : shapes)
     for (bool transpose_a : {false, true})
       for (bool accumulate : {false, true}) {
@@ -169,33 +168,37 @@ TEST_CASE(
                                {b.data(), s[4]}, {rounded.data(), s[5]}, alpha);
         const bool matches_fused = (got.array() == fused.array()).all();
         const bool matches_rounded = (got.array() == rounded.array()).all();
-        if (!contracted) contracted = matches_fused ? 1 : 0;  // the first shape sets the mode
         CAPTURE(rows);
         CAPTURE(cols);
         CAPTURE(inner);
         CAPTURE(transpose_a);
         CAPTURE(accumulate);
-        // One of the two orders, and the same one for every shape.
-        CHECK((matches_fused || matches_rounded));
-        CHECK((*contracted == 1 ? matches_fused : matches_rounded));
+        // The instruction set's terms, in the kernel's order (the two references differ: a
+        // product that matched both would not tell them apart).
+        CHECK(matches_fused != matches_rounded);
+        CHECK((kFusedMultiplyAdd ? matches_fused : matches_rounded));
       }
 }
 
-TEST_CASE("a B packed once: panels of 32 columns, each inner × 32 and contiguous") {
-  // B = 3 × 70 with B(k, j) = 100k + j: two panels of 32 columns, the last 6 columns not packed.
-  RowMatrix<float> b(3, 70);
+TEST_CASE("a B packed once: panels as wide as the kernel's block, each inner × width, contiguous") {
+  // The block of the instruction set this is compiled for: 2 × 64 bytes (AVX-512), 2 × 32 (AVX2),
+  // 3 × 16 (SSE2).
+  constexpr int width = int(panel_width<float>());
+  CHECK(width == kBlockVectors * kVectorBytes / 4);
+  // B = 3 × (2·width + 6) with B(k, j) = 1000k + j: two panels, the last 6 columns not packed.
+  const int cols = 2 * width + 6;
+  RowMatrix<float> b(3, cols);
   for (int k = 0; k < 3; ++k)
-    for (int j = 0; j < 70; ++j) b(k, j) = float(100 * k + j);
-  CHECK(panel_width<float>() == 32);
-  CHECK(packed_size<float>(3, 70) == 3 * 64);
-  std::vector<float> panels(packed_size<float>(3, 70));
-  const PackedOperand<float> packed = pack_operand<float>(b.data(), 3, 70, 70, panels.data());
+    for (int j = 0; j < cols; ++j) b(k, j) = float(1000 * k + j);
+  CHECK(packed_size<float>(3, cols) == std::size_t(3 * 2 * width));
+  std::vector<float> panels(packed_size<float>(3, cols));
+  const PackedOperand<float> packed = pack_operand<float>(b.data(), 3, cols, cols, panels.data());
   CHECK(packed.data == b.data());
-  CHECK(panels[0] == 0.0f);                      // panel 0, row 0, column 0
-  CHECK(panels[31] == 31.0f);                    // panel 0, row 0, column 31
-  CHECK(panels[32] == 100.0f);                   // panel 0, row 1, column 0
-  CHECK(panels[3 * 32] == 32.0f);                // panel 1, row 0: B's column 32
-  CHECK(panels[3 * 32 + 2 * 32 + 5] == 237.0f);  // panel 1, row 2, column 5: B(2, 37)
+  CHECK(panels[0] == 0.0f);                                 // panel 0, row 0, column 0
+  CHECK(panels[width - 1] == float(width - 1));             // panel 0, row 0, its last column
+  CHECK(panels[width] == 1000.0f);                          // panel 0, row 1, column 0
+  CHECK(panels[3 * width] == float(width));                 // panel 1, row 0: B's column width
+  CHECK(panels[3 * width + 2 * width + 5] == float(2000 + width + 5));  // panel 1, row 2, col 5
 }
 
 TEST_CASE("a product with B packed once has the same bits as with B read in place") {
