@@ -12,6 +12,7 @@
 #include "config/load.hpp"
 #include "data/registry.hpp"
 #include "io/available_memory.hpp"
+#include "tensor/kernel_rate.hpp"
 #include "train/resource_estimate.hpp"
 
 namespace ufl::cli {
@@ -35,9 +36,9 @@ int run_config(const ConfigArguments& arguments) {
     // The config on standard output (so that `ufl config X > resolved.json` keeps it), the
     // estimate on standard error.
     std::cout << config::to_json(config).dump(2) << "\n";
-    const train::ResourceEstimate estimate =
-        train::estimate_resources(config.dataset, config.layer, config.model, config.train,
-                                  omp_get_max_threads(), !arguments.data_dir.empty());
+    const train::ResourceEstimate estimate = train::estimate_resources(
+        config.dataset, config.layer, config.model, config.train, omp_get_max_threads(),
+        !arguments.data_dir.empty(), measured_kernel_gflops());
     const io::AvailableMemory memory = io::available_memory();
     std::cerr << "memory: about " << estimate.memory_text() << "\n";
     std::cerr << "available: " << memory.describe() << "\n";

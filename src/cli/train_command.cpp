@@ -34,6 +34,7 @@
 #include "results/run_writer.hpp"
 #include "run/task_run.hpp"
 #include "task/registry.hpp"
+#include "tensor/kernel_rate.hpp"
 #include "train/checkpoint.hpp"
 #include "train/resource_estimate.hpp"
 #include "train/run_status.hpp"
@@ -264,26 +265,28 @@ std::string initialisation_hint(const config::Config& config) {
 }
 
 // Refuses a run that does not fit in memory (exit 2, before anything large is allocated) and
-// prints the estimate.
-void check_resources(const config::Config& config, bool from_files, bool quiet) {
+// prints the estimate, its time from the kernel rate measured on this machine; returns it.
+train::ResourceEstimate check_resources(const config::Config& config, bool from_files, bool quiet) {
   // Files that cannot be data (a corpus that is not text) are refused first, from a bounded
   // prefix, rather than estimated from their sizes or read whole.
   if (const data::DatasetKind* kind = data::find_dataset_kind(config.dataset.kind);
       kind != nullptr && kind->check_files && !from_files)
     kind->check_files(config.dataset);
-  const train::ResourceEstimate estimate = train::estimate_resources(
-      config.dataset, config.layer, config.model, config.train, omp_get_max_threads(), from_files);
+  const train::ResourceEstimate estimate =
+      train::estimate_resources(config.dataset, config.layer, config.model, config.train,
+                                omp_get_max_threads(), from_files, measured_kernel_gflops());
   const io::AvailableMemory memory = io::available_memory();
   if (memory.usable() >= 0 && estimate.peak_bytes > memory.usable())
     throw BadInput("this run needs about " + estimate.memory_text() + "; more than the " +
                    memory.describe() + " available; lower " + estimate.keys_to_lower());
-  if (quiet) return;
+  if (quiet) return estimate;
   spdlog::info("memory: about {} of {} available", estimate.memory_text(),
                memory.usable() < 0 ? std::string("?") : io::format_bytes(memory.usable()));
   spdlog::info("time: {}", estimate.time_text(config.train.steps));
   if (memory.usable() >= 0 && estimate.peak_bytes > 0.8 * memory.usable())
     spdlog::warn("this run needs {} of the {} available", io::format_bytes(estimate.peak_bytes),
                  io::format_bytes(memory.usable()));
+  return estimate;
 }
 
 // The run a `ufl train` invocation asks for: its folder and, unless it resumes a folder without a
@@ -448,7 +451,7 @@ class TrainCommand {
   void open_staging() {
     const config::Config& config = record_.config;
     folder_ = open_run_folder(out_, arguments_.force || source_.has_value());
-    check_resources(config, !record_.data_dir.empty(), arguments_.quiet);
+    estimate_ = check_resources(config, !record_.data_dir.empty(), arguments_.quiet);
     if (source_ && fs::is_directory(out_ / "metrics_history"))
       io::link_tree(out_ / "metrics_history", staging() / "metrics_history");
     results::write_json(staging() / "config.json", config::to_json(config));
@@ -509,6 +512,10 @@ class TrainCommand {
     if (source_) options.resume_from = &source_->state;
     options.probe = run_->probe();
     options.metric_name = run_->record().metric_column;
+    // The estimate was made for the threads of its time; the governor may use fewer.
+    options.estimated_seconds_per_step =
+        estimate_.seconds_per_step * estimate_.threads / std::max(threads, 1);
+    options.estimated_gflops_per_thread = estimate_.gflops_per_thread;
     options.after_step = [&governor](int) { governor.update(); };
     options.on_checkpoint = [this](const train::TrainingState& state) {
       train::write_checkpoint(staging() / "checkpoint.bin", state);
@@ -599,6 +606,7 @@ class TrainCommand {
   std::unique_ptr<io::RunFolder> folder_;
   std::unique_ptr<run::TaskRun> run_;
   std::atomic<int> checkpoint_step_{-1};
+  train::ResourceEstimate estimate_;  // the time the cost model foresaw
 };
 
 }  // namespace

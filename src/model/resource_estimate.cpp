@@ -21,12 +21,17 @@ std::string ResourceEstimate::memory_text() const {
 }
 
 std::string ResourceEstimate::time_text(int steps) const {
-  char text[160];
+  char rate[96] = "";
+  if (kernel_gflops > 0)
+    std::snprintf(rate, sizeof rate, ", %.0f %% of the product kernel's %.0f measured here",
+                  100 * gflops_per_thread / kernel_gflops, kernel_gflops);
+  char text[256];
   std::snprintf(text, sizeof text,
                 "about %s per step, %s for %d steps on %d thread%s (cost model: %.3g GFLOP per "
-                "step at %.0f GFLOP/s per thread; an estimate)",
+                "step at %.0f GFLOP/s per thread%s; an estimate)",
                 format_seconds(seconds_per_step).c_str(), format_seconds(total_seconds).c_str(),
-                steps, threads, threads == 1 ? "" : "s", flops_per_step / 1e9, gflops_per_thread);
+                steps, threads, threads == 1 ? "" : "s", flops_per_step / 1e9, gflops_per_thread,
+                rate);
   if (final_seconds > 0)
     return std::string(text) + ", of which " + format_seconds(final_seconds) +
            " for the final analysis";

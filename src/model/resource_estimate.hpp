@@ -14,11 +14,15 @@
 // run is train/resource_estimate.hpp's estimate_resources.
 namespace ufl::model {
 
-// What of the keys train.* the estimate reads (train/train_config.hpp).
+// What of the keys train.* the estimate reads (train/train_config.hpp), and the speed of the
+// products inside a step per thread: a 2020s x86 core's share of its float GEMM peak by default
+// (blocks/cost_model.hpp), or the share of the kernel rate measured on this machine
+// (train/resource_estimate.hpp).
 struct TrainingShape {
   int batch_size = 64;
   int steps = 6000;
   int eval_every = 200;
+  double gflops_per_thread = 60;
 };
 
 struct MemoryPart {
@@ -37,6 +41,7 @@ struct ResourceEstimate {
   double final_seconds = 0;
   int threads = 1;
   double gflops_per_thread = 0;  // the cost model's assumed speed
+  double kernel_gflops = 0;      // the kernel rate measured on this machine it came from, or 0
 
   // "1.23 GB: training tape 1.1 GB (train.batch_size = 64 × …), dataset 270 MB (…), …".
   std::string memory_text() const;

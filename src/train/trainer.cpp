@@ -264,6 +264,19 @@ class TrainingLoop {
 
   // The progress lines (the measured time per step once, then about every second) and a
   // checkpoint when one is due.
+  // When the first steps take kSlowerThanEstimate times the cost model's time, one line says so
+  // with the rate the model assumed (docs/running.md, "The estimate").
+  void warn_if_slower_than_estimate(double seconds_per_step) const {
+    const double estimated = options_.estimated_seconds_per_step;
+    if (estimated <= 0 || seconds_per_step < kSlowerThanEstimate * estimated) return;
+    spdlog::warn(
+        "the steps run {:.0f}x slower than the cost model's {} (which assumed {:.0f} GFLOP/s per "
+        "thread): the cores are busy with other work, or ufl was built for another CPU "
+        "(docs/building.md, \"Instruction sets\")",
+        seconds_per_step / estimated, format_seconds(estimated),
+        options_.estimated_gflops_per_thread);
+  }
+
   void report_and_checkpoint(int step, const LossPoint& point) {
     const bool last = step == settings_.steps;
     const auto now = Clock::now();
@@ -275,6 +288,7 @@ class TrainingLoop {
       spdlog::info("measured {} per step over the first {} step{}: about {} left for {} steps",
                    format_seconds(elapsed / steps_now), steps_now, steps_now == 1 ? "" : "s",
                    format_seconds((settings_.steps - step) / rate), settings_.steps - step);
+      warn_if_slower_than_estimate(elapsed / steps_now);
     }
     if (!options_.quiet &&
         (last || std::chrono::duration<double>(now - last_report_).count() >= 1.0)) {

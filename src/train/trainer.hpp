@@ -40,7 +40,15 @@ struct TrainOptions {
   EvaluationProbe* probe = nullptr;
   // The held-out metric's name in the progress line (task/registry.hpp).
   std::string metric_name = "test_mse";
+  // The cost model's time per step (train/resource_estimate.hpp) and the kernel rate it assumed
+  // per thread: when the first steps take kSlowerThanEstimate times longer, the run says so
+  // (0: no estimate).
+  double estimated_seconds_per_step = 0, estimated_gflops_per_thread = 0;
 };
+
+// How many times slower than the estimate the first steps must be before the run warns: the cost
+// model is within a factor of 2 either way on the machines of bench/README.md.
+inline constexpr double kSlowerThanEstimate = 4;
 
 enum class TrainStatus { kComplete, kInterrupted, kDiverged };
 

@@ -9,10 +9,11 @@ namespace ufl::model::cost_model {
 inline constexpr double kFloat = sizeof(float), kDouble = sizeof(double);
 // The process itself: code, libraries, OpenMP's thread stacks, logging.
 inline constexpr double kProcessBytes = 40e6;
-// The speed of the products inside a step, per thread: a 2020s x86 core's share of its float
-// GEMM peak (75–105 GFLOP/s with AVX2/FMA, bench/results/latest.md), which the fused layer
-// reaches at 50–75% and the fused transformer blocks at 70–95% (bench/results/transformer.md).
-inline constexpr double kGflopsPerThread = 60;
+// The share of the product kernel's rate (tensor/kernel_rate.hpp, measured when a run starts) that
+// a training step reaches per thread: the fused layer at 50–75 % and the fused transformer blocks
+// at 55–65 % of the GEMM peak (bench/README.md). Without a measurement, the step's rate is
+// TrainingShape's default, 60 GFLOP/s (a 2020s x86 core with AVX2/FMA at this share).
+inline constexpr double kStepShareOfKernel = 0.6;
 // Elementwise work (softmax, scalings), per n² entry.
 inline constexpr double kElementwiseFlops = 40;
 

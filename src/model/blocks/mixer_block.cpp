@@ -146,15 +146,15 @@ ResourceEstimate estimate_layers(const data::DatasetConfig& dataset, const Layer
   // Time: the step's products at the assumed speed on the threads the batch can use (at most
   // one per sample group), plus the evaluations' share.
   estimate.threads = std::max(threads, 1);
-  estimate.gflops_per_thread = kGflopsPerThread;
+  estimate.gflops_per_thread = train.gflops_per_thread;
   const double working_threads = std::min<double>(estimate.threads, groups);
   const double eval_every = std::max(train.eval_every, 1);
   const double step_flops = depth * s.batch * train_flops_per_sample(s);
   const double eval_flops = depth * s.test_size * eval_flops_per_sample(s) / eval_every;
   estimate.flops_per_step = step_flops + eval_flops;
   estimate.seconds_per_step =
-      step_flops / (working_threads * kGflopsPerThread * 1e9) +
-      eval_flops / (std::min<double>(estimate.threads, chunk) * kGflopsPerThread * 1e9);
+      step_flops / (working_threads * train.gflops_per_thread * 1e9) +
+      eval_flops / (std::min<double>(estimate.threads, chunk) * train.gflops_per_thread * 1e9);
   estimate.total_seconds = estimate.seconds_per_step * train.steps;
   return estimate;
 }

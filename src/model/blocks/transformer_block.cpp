@@ -214,12 +214,12 @@ void add_time(ResourceEstimate& estimate, const BlockSizes& s, const TrainingSha
                        4 * n * D * s.hidden + kElementwiseFlops * n * D;
   const double forward = s.depth * block + 2 * n * D * vocab + kSoftmaxFlops * n * vocab;
   estimate.threads = std::max(threads, 1);
-  estimate.gflops_per_thread = kGflopsPerThread;
+  estimate.gflops_per_thread = train.gflops_per_thread;
   estimate.flops_per_step =
       3 * s.batch * forward + s.eval_windows * forward / std::max(train.eval_every, 1);
   estimate.seconds_per_step =
       estimate.flops_per_step /
-      (std::min<double>(estimate.threads, s.groups) * kGflopsPerThread * 1e9);
+      (std::min<double>(estimate.threads, s.groups) * train.gflops_per_thread * 1e9);
   // What the vocabulary adds in memory traffic rather than FLOPs, per step: E's gradient slots
   // cleared, filled and summed in each group, AdamW's pass over E and its copies, the
   // probabilities written, normalised and read back.
@@ -229,9 +229,10 @@ void add_time(ResourceEstimate& estimate, const BlockSizes& s, const TrainingSha
   // After the last step: the validation windows scored, then scored again with every head
   // recorded op by op (about three forward passes each), on the threads the windows can use.
   estimate.final_seconds =
-      s.tokens ? 3 * s.eval_windows * forward /
-                     (std::min<double>(estimate.threads, s.eval_windows) * kGflopsPerThread * 1e9)
-               : 0;
+      s.tokens
+          ? 3 * s.eval_windows * forward /
+                (std::min<double>(estimate.threads, s.eval_windows) * train.gflops_per_thread * 1e9)
+          : 0;
   estimate.total_seconds = estimate.seconds_per_step * train.steps + estimate.final_seconds;
 }
 
