@@ -166,8 +166,8 @@ int run_show(const ShowArguments& arguments) {
       if (const std::string heads = analysis::heads_text(metrics); !heads.empty())
         std::cout << "heads became: " << heads << "\n";
       if (const std::string shares = analysis::branch_shares_text(metrics); !shares.empty())
-        std::cout << "linear branch's share of each gated head's output (docs/universal_head.md "
-                     "§2): "
+        std::cout << "linear branch's share of each gated head's output "
+                     "(docs/universal_head.md §2): "
                   << shares << "\n";
     } else if (state == train::TrainStatus::kInterrupted) {
       std::cout << "interrupted: continue with ufl train --resume " << run.string() << "\n";
