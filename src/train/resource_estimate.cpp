@@ -12,7 +12,7 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
   // Each kind of block counts its own (model/blocks/); an unknown one as the first kind.
   const model::BlockKind* kind = model::find_block_kind(model.block);
   return (kind != nullptr ? *kind : *model::block_kinds().front())
-      .estimate(dataset, layer, model::find_mixer<float>(layer.mixer), model,
+      .estimate(dataset, layer, model::find_head_mixers<float>(layer), model,
                 {train.batch_size, train.steps, train.eval_every}, threads, data_from_files);
 }
 
