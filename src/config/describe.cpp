@@ -102,7 +102,7 @@ std::string describe_keys_markdown() {
       "`layer.mixer` names one mixer for every head, or in transformer blocks is a list with one "
       "per head (`[\"attention\", \"attention\", \"convolution\", \"convolution\"]` with "
       "`layer.heads = 4`): a hybrid block, each head of its own mixer, the keys of each mixer "
-      "applying to its heads ([transformer.md](transformer.md) §9).\n\n"
+      "applying to its heads (docs/transformer.md §9).\n\n"
       "| `layer.mixer` | what it is | its properties (model/mixer.hpp) |\n"
       "|---|---|---|\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())
