@@ -89,7 +89,7 @@ MIXER_LABEL = {"attention48": "attention, rank 48 (universal's size)",
                "attention_search": "attention at 1e-3, the control search's rate (post hoc)"}
 # mqar's second attention arm, at the rate of the control's search rather than the grid's: added
 # after the grid's rule chose a rate at which attention failed a reported seed, so a
-# comparison that stands only on it is marked post hoc (docs/transformer.md §9).
+# comparison that stands only on it is marked post hoc (docs/transformer_study.md §1).
 POST_HOC_CONTROL = "attention_search"
 # The MQAR replication's seeds (module docstring): their runs form the part "replicate".
 REPLICATION_SEEDS = {4, 5, 6}

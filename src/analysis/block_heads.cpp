@@ -8,21 +8,51 @@
 
 namespace ufl::analysis {
 
-void add_head_window(BlockHeadWindows& windows,
-                     const std::vector<std::vector<const float*>>& head_m, int n) {
-  windows.resize(head_m.size());
-  Eigen::MatrixXd matrix(n, n);
-  for (std::size_t l = 0; l < head_m.size(); ++l) {
-    windows[l].resize(head_m[l].size());
-    for (std::size_t k = 0; k < head_m[l].size(); ++k) {
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) matrix(i, j) = head_m[l][k][std::size_t(i) * n + j];
+namespace {
+
+Eigen::MatrixXd to_matrix(const float* values, int rows, int cols) {
+  Eigen::MatrixXd matrix(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int c = 0; c < cols; ++c) matrix(i, c) = values[std::size_t(i) * cols + c];
+  return matrix;
+}
+
+// The branch shares' accumulator of a head whose mixer blends a linear branch with the softmax by
+// a learned gate and whose window has both branches, with its γ and W_v; none otherwise.
+std::optional<BranchShares> branch_shares_of(const model::Model<float>& model,
+                                             const model::MixerPart<float>& part,
+                                             const HeadWindow& window) {
+  if (!part.mixer->learned_gate() || !part.mixer->softmax_branch() || window.linear == nullptr ||
+      window.softmax == nullptr || window.input == nullptr)
+    return std::nullopt;
+  const std::optional<double> gamma = part.mixer->gate(model.views(part.mixer_slices));
+  if (!gamma) return std::nullopt;
+  return BranchShares(*gamma, model.params.matrix(part.value_slice).cast<double>());
+}
+
+}  // namespace
+
+void add_head_window(BlockHeadWindows& windows, const model::Model<float>& model,
+                     const std::vector<std::vector<HeadWindow>>& heads) {
+  const int n = model.n, width = model.width;
+  windows.resize(heads.size());
+  for (std::size_t l = 0; l < heads.size(); ++l) {
+    windows[l].resize(heads[l].size());
+    const std::vector<int> parts = model::part_indices(model, int(l), model::Measured::kAsHead);
+    for (std::size_t k = 0; k < heads[l].size(); ++k) {
+      const HeadWindow& window = heads[l][k];
+      const Eigen::MatrixXd matrix = to_matrix(window.M, n, n);
       HeadWindows& head = windows[l][k];
+      if (head.statistics.count() == 0)
+        head.branches = branch_shares_of(model, model.blocks[l]->parts[parts[k]], window);
       head.statistics.add(matrix);
       if (head.sum.size() == 0)
         head.sum = matrix;
       else
         head.sum += matrix;
+      if (head.branches)
+        head.branches->add(to_matrix(window.linear, n, n), to_matrix(window.softmax, n, n),
+                           to_matrix(window.input, n, width));
     }
   }
 }
@@ -49,6 +79,7 @@ nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWind
       scores["mixer"] = std::string(part.mixer->name());  // a hybrid block's heads differ
       scores["kind"] = head_kind(scores);
       scores["mean_M"] = name;
+      if (head.branches) scores["branches"] = head.branches->json();
       heads.push_back(std::move(scores));
     }
     layers.push_back({{"block", l + 1}, {"heads", heads}});

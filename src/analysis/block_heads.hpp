@@ -5,9 +5,11 @@
 // (model/block.hpp); head k of block l is its k-th such part, whatever its mixer.
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "analysis/analysis_config.hpp"
+#include "analysis/branch_shares.hpp"
 #include "analysis/input_dependence.hpp"
 #include "model/model.hpp"
 
@@ -17,15 +19,19 @@ namespace ufl::analysis {
 inline constexpr int kHeadWindows = 64;
 
 // One head's M(X) over the windows seen so far: their statistics (ι, M̄) and their plain sum (the
-// M̄ written to heads/), so that no window's matrix is kept once it has been added.
+// M̄ written to heads/), so that no window's matrix is kept once it has been added; for a head
+// whose mixer blends a linear branch with the softmax by a learned gate, each branch's share
+// (analysis/branch_shares.hpp).
 struct HeadWindows {
   OperatorStatistics statistics;
   Eigen::MatrixXd sum;
+  std::optional<BranchShares> branches;
 };
 using BlockHeadWindows = std::vector<std::vector<HeadWindows>>;  // [block][head]
 
 // Returns metrics.json's "layers" array: [{"block": l, "heads": [{scores…, "mixer", "kind",
-// "mean_M"}]}], each head with its own mixer's name.
+// "mean_M"}]}], each head with its own mixer's name, and for a gated head "branches" beside its
+// "gamma".
 nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWindows& windows,
                            const AnalysisConfig& thresholds, const std::filesystem::path& folder);
 
@@ -34,20 +40,32 @@ nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWind
 // with its head's mixer, "local (convolution)".
 std::string heads_text(const nlohmann::json& metrics);
 
-// Adds each head's M for one window; `head_m[l][k]` points at head k of block l's n×n operator
-// for that window. Windows are added in order, so the results never depend on the threads.
-void add_head_window(BlockHeadWindows& windows,
-                     const std::vector<std::vector<const float*>>& head_m, int n);
+// What one head computed for one window (views valid during the call): its M (n×n), and for a
+// gated head recorded op by op its two branches before the gate (n×n) and its input x̂ (n×D),
+// nullptr otherwise (model::MixerGraph::linear, softmax, input).
+struct HeadWindow {
+  const float* M = nullptr;
+  const float* linear = nullptr;
+  const float* softmax = nullptr;
+  const float* input = nullptr;
+};
 
-// head_m of add_head_window for one window: head k of block l's M, from `m_of(l, p)`, part p of
-// block l's M.
-template <class MOf>
-std::vector<std::vector<const float*>> head_operators(const model::Model<float>& model, MOf m_of) {
-  std::vector<std::vector<const float*>> head_m(model.blocks.size());
+// Adds each head's arrays for one window; `heads[l][k]` holds head k of block l's. Windows are
+// added in order, so the results never depend on the threads. Branch shares are taken for the
+// heads whose mixer has a learned gate and a softmax branch (model::Mixer), with their γ and W_v
+// from `model`.
+void add_head_window(BlockHeadWindows& windows, const model::Model<float>& model,
+                     const std::vector<std::vector<HeadWindow>>& heads);
+
+// `heads` of add_head_window for one window: head k of block l's, from `of(l, p)`, part p of
+// block l's HeadWindow.
+template <class Of>
+std::vector<std::vector<HeadWindow>> head_windows_of(const model::Model<float>& model, Of of) {
+  std::vector<std::vector<HeadWindow>> heads(model.blocks.size());
   for (int l = 0; l < model.depth(); ++l)
     for (int p : model::part_indices(model, l, model::Measured::kAsHead))
-      head_m[l].push_back(m_of(l, p));
-  return head_m;
+      heads[l].push_back(of(l, p));
+  return heads;
 }
 
 }  // namespace ufl::analysis

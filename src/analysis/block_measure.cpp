@@ -45,9 +45,10 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
     }
     if (roles) model_roles.add(to_matrix(outputs.Y, n, d), target);
     if (outputs.index < kHeadWindows)
-      add_head_window(
-          head_windows,
-          head_operators(model, [&](int l, int p) { return outputs.blocks[l].parts[p].M; }), n);
+      add_head_window(head_windows, model, head_windows_of(model, [&](int l, int p) {
+                        const model::PartOutputs& part = outputs.blocks[l].parts[p];
+                        return HeadWindow{part.M, part.linear, part.softmax, part.input};
+                      }));
   });
   interrupt::throw_if_stop_requested("analysis");
   const double test_mse = squared_error / (double(test.count) * sample_size);

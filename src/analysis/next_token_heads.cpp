@@ -239,13 +239,14 @@ nlohmann::json analyze_heads(model::Model<float>& model, const data::TokenSplit&
   task::TokenEvaluator evaluator(model, windows, model::LayerKernels::kComposite);
   evaluator.score(
       split, windows, [&](const task::TokenGraph& graph, const Tape<float>& tape, int, int slot) {
-        add_head_window(
-            head_windows,
-            head_operators(model,
-                           [&](int l, int p) {
-                             return tape.value(graph.model.blocks[l].parts[p].M).sample(slot);
-                           }),
-            model.n);
+        add_head_window(head_windows, model, head_windows_of(model, [&](int l, int p) {
+                          const model::MixerGraph& part = graph.model.blocks[l].parts[p];
+                          auto sample_of = [&](Var var) -> const float* {
+                            return var.valid() ? tape.value(var).sample(slot) : nullptr;
+                          };
+                          return HeadWindow{sample_of(part.M), sample_of(part.linear),
+                                            sample_of(part.softmax), sample_of(part.input)};
+                        }));
       });
   interrupt::throw_if_stop_requested("analysis");
   return block_heads(model, head_windows, thresholds, folder);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/block_heads.hpp"
+#include "analysis/branch_shares.hpp"
 #include "analysis/measure.hpp"
 #include "analysis/verdict_sentence.hpp"
 #include "cli/commands.hpp"
@@ -169,6 +170,10 @@ int run_show(const ShowArguments& arguments) {
         std::cout << "layers became: " << analysis::layer_verdicts_text(metrics) << "\n";
       if (const std::string heads = analysis::heads_text(metrics); !heads.empty())
         std::cout << "heads became: " << heads << "\n";
+      if (const std::string shares = analysis::branch_shares_text(metrics); !shares.empty())
+        std::cout << "linear branch's share of each gated head's output "
+                     "(docs/universal_head.md §2): "
+                  << shares << "\n";
     } else if (state == train::TrainStatus::kInterrupted) {
       std::cout << "interrupted: continue with ufl train --resume " << run.string() << "\n";
     } else if (state == train::TrainStatus::kDiverged) {

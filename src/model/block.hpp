@@ -34,8 +34,8 @@ enum class Measured {
   // Section 8's measures, a stack each layer's), watched over training (the score trajectory of
   // the first layer), its mixer's derived arrays (Σ) written to the run folder.
   kAsLayer,
-  // As a head (docs/transformer.md §5, docs/head_structure.md §2): its M(X) on held-out samples
-  // or windows, scored and written as heads/block<l>_head<k>.npy (analysis/block_heads.hpp,
+  // As a head (docs/transformer.md §5, docs/head_structure.md): its M(X) on held-out samples or
+  // windows, scored and written as heads/block<l>_head<k>.npy (analysis/block_heads.hpp,
   // head_map.py), its gate over training where its mixer learns one, and for token runs
   // heads.json.
   kAsHead,

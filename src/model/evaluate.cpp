@@ -41,9 +41,9 @@ SampleOutputs Evaluator::outputs_of(int first, int s) const {
   for (const BlockGraph& block : graph_.blocks) {
     outputs.blocks.emplace_back();
     for (const MixerGraph& part : block.parts)
-      outputs.blocks.back().parts.push_back(PartOutputs{sample_of(part.M), sample_of(part.U),
-                                                        sample_of(part.V), sample_of(part.input),
-                                                        sample_of(part.out)});
+      outputs.blocks.back().parts.push_back(PartOutputs{
+          sample_of(part.M), sample_of(part.U), sample_of(part.V), sample_of(part.input),
+          sample_of(part.out), sample_of(part.linear), sample_of(part.softmax)});
   }
   return outputs;
 }

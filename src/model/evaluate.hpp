@@ -21,6 +21,9 @@ struct PartOutputs {
   // Its input, n×D: a layer's H_{l−1} (H_0 = [X, 0]), a head's normalised stream x̂.
   const float* input;
   const float* branch;  // its branch M·input·W_v: n×D for a layer, n×(D/h) for a head
+  // A gated mixer's two branches before the gate (MixerGraph::linear, softmax), n×n, or nullptr.
+  const float* linear;
+  const float* softmax;
 };
 
 struct BlockOutputs {

@@ -51,6 +51,10 @@ struct MixerGraph {
   Var penalty;  // [B, 1, 1]: (‖UᵀU − I‖²_F + ‖VᵀV − I‖²_F)/r² per sample; invalid without U, V
   Var M, U, V;  // the composite graph's operator ([B or 1, n, n]) and factors; invalid when fused
   Var input;    // a transformer head's input x̂ [B, n, D] (the normalised stream), composite only
+  // A gated mixer's two branches before the gate, M = (1−γ)·linear + γ·softmax ([B, n, n]: S or
+  // its causal row mean, and softmax(S)), for each one's share of the output
+  // (docs/universal_head.md §2); composite only, invalid without a learned gate.
+  Var linear, softmax;
   std::string kernel;  // which kernel computes it: "composite", "dense", "structured", …
 };
 

@@ -27,7 +27,8 @@ config::Config small_config() {
 model::SampleOutputs outputs_with(const std::vector<float>& M) {
   return model::SampleOutputs{
       0,
-      {model::BlockOutputs{{model::PartOutputs{M.data(), nullptr, nullptr, nullptr, nullptr}}}},
+      {model::BlockOutputs{
+          {model::PartOutputs{M.data(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}}}},
       nullptr};
 }
 

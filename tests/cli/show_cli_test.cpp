@@ -98,6 +98,9 @@ TEST_CASE("ufl show on a token run, an interrupted run and a diverged run") {
   CHECK(tokens.output.find("2 transformer blocks of width 16") != std::string::npos);
   CHECK(tokens.output.find("\nvalidation loss ") != std::string::npos);
   CHECK(tokens.output.find("\nheads became: ") != std::string::npos);
+  // The universal heads' gates: each one's linear share of its output, with γ.
+  CHECK(tokens.output.find("\nlinear branch's share of each gated head's output "
+                           "(docs/universal_head.md §2): block 1: ") != std::string::npos);
   if (have_matplotlib()) CHECK(is_png(text + "/summary.png"));
 
   const std::string diverged = folder / "diverged";

@@ -107,6 +107,16 @@ TEST_CASE("mqar and induction train with transformer blocks") {
   CHECK(metrics.contains("eta_fix"));
   CHECK(metrics.contains("row_mse"));
   CHECK(metrics["layers"][1]["heads"].size() == 2);
+  // A denoise run's universal heads (no causal mask) get their branch shares beside γ, over the
+  // 16 test samples (docs/universal_head.md §2).
+  for (const auto& block : metrics["layers"])
+    for (const auto& head : block["heads"]) {
+      CHECK(head.contains("gamma"));
+      CHECK(head["branches"]["windows"] == 16);
+      const double share = head["branches"]["output"]["linear_share"].get<double>();
+      CHECK(share > 0);
+      CHECK(share < 1);
+    }
 }
 
 TEST_CASE("bad transformer inputs: one line each, exit 2, nothing written") {

@@ -298,6 +298,10 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, const FactorizedParameters& p
     // §1), as softmax's rows are averages; a sum over up to n of them drowns the stream.
     const Var linear = shape.causal ? causal_row_mean(tape, S, "S_causal_mean") : S;
     graph.M = gamma.valid() ? lerp(tape, linear, attention, gamma, "M") : attention;
+    if (gamma.valid()) {
+      graph.linear = linear;
+      graph.softmax = attention;
+    }
     graph.out =
         matmul(tape, graph.M, matmul(tape, h, w_v, false, false, "values"), false, false, "branch");
     if (how.with_penalty)
@@ -328,6 +332,10 @@ MixerGraph record_factorized(Tape<T>& tape, Var h, const FactorizedParameters& p
   const Var S = scores.record(tape, graph.U, graph.V, sigma, "S");
   const Var attention = softmax_rows(tape, S, "softmax_S");
   graph.M = gamma.valid() ? lerp(tape, S, attention, gamma, "M") : attention;
+  if (gamma.valid()) {
+    graph.linear = S;
+    graph.softmax = attention;
+  }
   const Var mixed = matmul(tape, graph.M, h, false, false, "MH");
   graph.out = matmul(tape, mixed, w_v, false, false, "branch");
   if (how.with_penalty)
