@@ -51,6 +51,11 @@ def draw_head(figure, axis, matrix, head, mixer, title, ylabel=True):
     axis.tick_params(labelsize=7)
 
 
+def hybrid(layers):
+    """Whether the heads are of more than one mixer (metrics.json names each head's)."""
+    return len({head.get("mixer") for layer in layers for head in layer["heads"]}) > 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run")
@@ -87,8 +92,10 @@ def main():
                 continue
             head = layer["heads"][k]
             matrix = np.load(os.path.join(args.run, head["mean_M"]))
-            draw_head(figure, axis, matrix, head, metrics.get("mixer"),
-                      f"block {l + 1}, head {k + 1}", ylabel=column == 0)
+            # A hybrid block's heads (docs/transformer.md §9) each name their own mixer.
+            mixer = head.get("mixer", metrics.get("mixer"))
+            panel = f"block {l + 1}, head {k + 1}" + (f" ({mixer})" if hybrid(layers) else "")
+            draw_head(figure, axis, matrix, head, mixer, panel, ylabel=column == 0)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout(rect=(0, 0, 1, 1 - title_inches / height))
     out = args.out or os.path.join(args.run, "heads")

@@ -38,7 +38,9 @@ def heads_of(data):
     for b in shown(len(blocks), MAX_BLOCKS):
         heads = blocks[b]["heads"]
         for k in shown(len(heads), MAX_HEADS):
-            out.append((f"{b + 1}.{k + 1}", b, heads[k]))
+            # A hybrid model's heads name their mixer (docs/transformer.md §9).
+            mixer = f" {heads[k]['mixer']}" if "mixer" in heads[k] else ""
+            out.append((f"{b + 1}.{k + 1}{mixer}", b, heads[k]))
     return out
 
 
@@ -160,8 +162,11 @@ def main():
     with open(os.path.join(args.run, "config.json")) as handle:
         config = json.load(handle)
     # The config's name and seed, not the folder's: `ufl train` draws this in its staging folder.
+    mixer = config["layer"]["mixer"]
+    if isinstance(mixer, list):  # a hybrid block, one mixer per head (docs/transformer.md §9)
+        mixer = " + ".join(f"{mixer.count(name)} {name}" for name in dict.fromkeys(mixer))
     figure.suptitle(f"{config.get('name', '?')}, seed {config.get('seed', '?')}: "
-                    f"{config['layer']['mixer']} heads on {config['dataset']['kind']}, "
+                    f"{mixer} heads on {config['dataset']['kind']}, "
                     f"{data['windows']} validation windows")
     figure.tight_layout()
     out = args.out or os.path.join(args.run, "head_structure")

@@ -156,7 +156,12 @@ def title_of(run, config, manifest, metrics):
     dataset, layer = config.get("dataset", {}), config.get("layer", {})
     model = config.get("model", {})
     depth = model.get("depth", 1)
-    what = f"{dataset.get('kind', '?')} data, {layer.get('mixer', '?')} mixer"
+    mixer = layer.get("mixer", "?")
+    if isinstance(mixer, list):  # a hybrid block, one mixer per head (docs/transformer.md §9)
+        mixer = " + ".join(f"{mixer.count(name)} {name}" for name in dict.fromkeys(mixer)) + " heads"
+    else:
+        mixer += " mixer"
+    what = f"{dataset.get('kind', '?')} data, {mixer}"
     if depth > 1 or "heads" in layer:
         what += f", {depth} {model.get('block', 'mixer')} block{'s' if depth > 1 else ''}"
     status = parse_status(manifest)

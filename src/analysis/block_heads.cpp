@@ -76,6 +76,7 @@ nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWind
       std::filesystem::create_directories(folder / "heads");
       io::write_npy(folder / name, mean);
       scores["head"] = k + 1;
+      scores["mixer"] = std::string(part.mixer->name());  // a hybrid block's heads differ
       scores["kind"] = head_kind(scores);
       scores["mean_M"] = name;
       if (head.branches) scores["branches"] = head.branches->json();
@@ -92,8 +93,14 @@ std::string heads_text(const nlohmann::json& metrics) {
     if (!layer.contains("heads")) continue;
     text += (text.empty() ? "" : "; ") + std::string("block ") +
             std::to_string(layer.value("block", 0)) + ":";
+    // A hybrid block's heads (of different mixers) each say their mixer: "local (convolution)".
+    bool hybrid = false;
     for (const nlohmann::json& head : layer["heads"])
-      text += " " + head.value("kind", std::string("?"));
+      hybrid = hybrid || head.value("mixer", std::string()) !=
+                             layer["heads"].front().value("mixer", std::string());
+    for (const nlohmann::json& head : layer["heads"])
+      text += " " + head.value("kind", std::string("?")) +
+              (hybrid ? " (" + head.value("mixer", std::string("?")) + ")" : "");
   }
   return text;
 }

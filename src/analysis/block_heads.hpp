@@ -29,13 +29,15 @@ struct HeadWindows {
 };
 using BlockHeadWindows = std::vector<std::vector<HeadWindows>>;  // [block][head]
 
-// Returns metrics.json's "layers" array: [{"block": l, "heads": [{scores…, "kind", "mean_M"}]}],
-// and for a gated head "branches" beside its "gamma".
+// Returns metrics.json's "layers" array: [{"block": l, "heads": [{scores…, "mixer", "kind",
+// "mean_M"}]}], each head with its own mixer's name, and for a gated head "branches" beside its
+// "gamma".
 nlohmann::json block_heads(const model::Model<float>& model, const BlockHeadWindows& windows,
                            const AnalysisConfig& thresholds, const std::filesystem::path& folder);
 
 // "block 1: previous-token local; block 2: content (attention-like) none": each head's kind,
-// from metrics.json's "layers", for the log.
+// from metrics.json's "layers", for the log; in a block whose heads differ in mixer each kind
+// with its head's mixer, "local (convolution)".
 std::string heads_text(const nlohmann::json& metrics);
 
 // What one head computed for one window (views valid during the call): its M (n×n), and for a

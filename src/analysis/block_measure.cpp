@@ -58,7 +58,7 @@ nlohmann::json analyze_blocks(const data::Dataset& dataset, model::Model<float>&
   nlohmann::json metrics;
   metrics["task"] = "denoise";
   metrics["dataset"] = dataset.spec.kind;
-  metrics["mixer"] = model.layer_config.mixer;
+  metrics["mixer"] = model::mixers_text(model.layer_config);
   metrics["block"] = model.config.block;
   metrics["depth"] = model.depth();
   metrics["width"] = model.width;

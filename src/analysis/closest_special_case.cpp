@@ -97,6 +97,7 @@ std::optional<InputDependentFit> attention_fit(const data::Dataset& dataset,
   if (attention == nullptr || &mixer == attention || mixer.distance_scores()) return std::nullopt;
   model::LayerConfig config = model.layer_config;
   config.mixer = attention->name();
+  config.head_mixers.clear();  // every part attention
   model::Model<float> fit(model.n, model.d, model.config, config);
   for (const model::ParameterSlice& slice : fit.params.slices) {
     const auto& from = model.params.slices;

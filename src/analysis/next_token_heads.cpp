@@ -178,6 +178,12 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
   const Eigen::MatrixXd position_table =
       trained.position_table >= 0 ? trained.params.matrix(trained.position_table).cast<double>()
                                   : Eigen::MatrixXd(0, trained.width);
+  // A hybrid model's heads (not all of one mixer) each name theirs; a model of one mixer's heads
+  // keeps the file as it was (its config names the mixer).
+  bool hybrid = false;
+  for (int l = 0; l < trained.depth(); ++l)
+    for (const model::MixerPart<float>* head : heads_of(trained, l))
+      hybrid = hybrid || head->mixer != heads_of(trained, 0).front()->mixer;
   json blocks = json::array();
   for (int l = 0; l < trained.depth(); ++l) {
     const auto norm = trained.views(trained.blocks[l]->input_norm);
@@ -191,6 +197,7 @@ json head_structure(model::Model<float>& trained, model::Model<float>& initial,
       json head = {{"head", k + 1},
                    {"spectrum", spectrum_json(after[l][k])},
                    {"spectrum_at_init", spectrum_json(before[l][k])}};
+      if (hybrid) head["mixer"] = std::string(head_parts[k]->mixer->name());
       if (head_parts[k]->mixer->distance_scores()) head["distance_form"] = {{"exact", true}};
       for (const auto& [key, samples] : {std::pair{"distance_form", &after[l][k]},
                                          std::pair{"distance_form_at_init", &before[l][k]}})

@@ -132,7 +132,12 @@ int run_show(const ShowArguments& arguments) {
     } else if (dataset.contains("d")) {
       what += ", d " + number(dataset, "d", "{:.0f}");
     }
-    what += "), " + config.value("layer", json::object()).value("mixer", std::string("?"));
+    // layer.mixer: one mixer, or a hybrid block's list with one per head.
+    const json mixer = config.value("layer", json::object()).value("mixer", json("?"));
+    what += "), " + (mixer.is_array()
+                         ? model::mixers_text(mixer.get<std::vector<std::string>>()) + " heads"
+                     : mixer.is_string() ? mixer.get<std::string>()
+                                         : "?");
     const int depth = model.value("depth", 1);
     const std::string block = model.value("block", std::string("mixer"));
     const model::BlockKind* kind = model::find_block_kind(block);

@@ -224,7 +224,7 @@ json manifest_json(const RunRecord& run, std::optional<train::TrainStatus> statu
                    {"status", status ? train::status_name(*status) : "running"},
                    {"complete", status == train::TrainStatus::kComplete},
                    {"seed", run.config.seed},
-                   {"mixer", run.config.layer.mixer},
+                   {"mixer", model::mixers_text(run.config.layer)},
                    {"threads", omp_get_max_threads()},
                    {"steps", run.config.train.steps},
                    {"host", io::host_name()},

@@ -63,7 +63,9 @@ std::string describe_keys_text() {
             (kind.claimed_operator.empty()
                  ? " (planted: the seed paper claims nothing here)\n"
                  : " (the seed paper claims " + kind.claimed_operator + " emerges)\n");
-  text += "\nMixers (layer.mixer):\n";
+  text +=
+      "\nMixers (layer.mixer: one for every head, or in transformer blocks a list with one per "
+      "head, a hybrid block: docs/transformer.md §9):\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())
     text += "  " + std::string(mixer->name()) + ": " + std::string(mixer->summary()) + "\n      " +
             mixer_properties(*mixer) + "\n";
@@ -97,6 +99,10 @@ std::string describe_keys_markdown() {
         " |\n";
   page +=
       "\n## Mixers\n\n"
+      "`layer.mixer` names one mixer for every head, or in transformer blocks is a list with one "
+      "per head (`[\"attention\", \"attention\", \"convolution\", \"convolution\"]` with "
+      "`layer.heads = 4`): a hybrid block, each head of its own mixer, the keys of each mixer "
+      "applying to its heads (docs/transformer.md §9).\n\n"
       "| `layer.mixer` | what it is | its properties (model/mixer.hpp) |\n"
       "|---|---|---|\n";
   for (const model::Mixer<float>* mixer : model::mixers<float>())

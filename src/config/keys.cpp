@@ -145,6 +145,29 @@ class Entry {
         key_.readers.values.push_back(kind.name);
     return *this;
   }
+  // A string key that also takes a non-empty list of strings, written to `list` (the string then
+  // empty): layer.mixer, one mixer for every head or one per head. Read back as it was given.
+  template <class Section>
+  Entry& or_list(Section Config::*section, std::vector<std::string> Section::*list) {
+    key_.type = ValueType::kNameOrNames;
+    const Access access = access_;
+    key_.read = [access, section, list](const Config& config) {
+      Config& c = const_cast<Config&>(config);  // read only
+      const std::vector<std::string>& names = c.*section.*list;
+      return names.empty() ? json(access(c)) : json(names);
+    };
+    key_.write = [access, section, list](Config& config, const json& value) {
+      std::vector<std::string>& names = config.*section.*list;
+      names.clear();
+      if (value.is_array()) {
+        for (const json& name : value) names.push_back(name.get<std::string>());
+        access(config).clear();
+      } else {
+        access(config) = value.get<std::string>();
+      }
+    };
+    return *this;
+  }
   Entry& follows(std::string words, std::function<void(Config&)> derive) {
     key_.default_text = std::move(words);
     key_.derive_default = std::move(derive);
@@ -167,6 +190,61 @@ std::function<bool(const double&, const Config&)> positive() {
 }
 std::function<bool(const double&, const Config&)> unit_interval() {
   return [](const double& value, const Config&) { return value >= 0 && value <= 1; };
+}
+
+// The mixers layer.mixer names: its one mixer, or its list, one per head.
+std::vector<std::string> named_mixers(const Config& c) {
+  return c.layer.head_mixers.empty() ? std::vector<std::string>{c.layer.mixer}
+                                     : c.layer.head_mixers;
+}
+
+// "a, b": the names of what `is` holds for among `all`.
+template <class Item, class Name, class Predicate>
+std::string names_where(const std::vector<const Item*>& all, Name name, Predicate is) {
+  std::string names;
+  for (const Item* item : all)
+    if (is(*item)) names += (names.empty() ? "" : ", ") + std::string(name(*item));
+  return names;
+}
+
+// "" when layer.mixer names registered mixers this run can have: one mixer, or in a block with
+// heads a list of layer.heads of them; under a token task only mixers with a causal form. Else
+// what it must be, naming the fix.
+std::string mixer_problem(const Config& c) {
+  const bool list = !c.layer.head_mixers.empty();
+  const std::vector<std::string> names = named_mixers(c);
+  for (const std::string& name : names)
+    if (model::find_mixer<float>(name) == nullptr)
+      return list ? "a list of registered mixers, each one of " + model::mixer_names() + " (\"" +
+                        name + "\" is none)"
+                  : "one of " + model::mixer_names();
+  const model::BlockKind* block = model::find_block_kind(c.model.block);
+  if (list && block != nullptr && !block->takes_heads())
+    return "one mixer's name with model.block = \"" + c.model.block +
+           "\" (a list gives each head its mixer: a block with heads, model.block = one of " +
+           names_where(
+               model::block_kinds(), [](const model::BlockKind& kind) { return kind.name(); },
+               [](const model::BlockKind& kind) { return kind.takes_heads(); }) +
+           ")";
+  if (list && int(names.size()) != c.layer.heads)
+    return "a list of layer.heads = " + std::to_string(c.layer.heads) +
+           " mixers, one per head (it names " + std::to_string(names.size()) +
+           ": give one per head, or set layer.heads = " + std::to_string(names.size()) + ")";
+  const task::TaskRecord* record = task::find_task(c.task.kind);
+  if (record == nullptr || !record->tokens) return "";
+  for (const std::string& name : names) {
+    if (model::find_mixer<float>(name)->has_causal_form()) continue;
+    return std::string(list ? "mixers" : "a mixer") + " with a causal form under task.kind = \"" +
+           c.task.kind + "\" (" + name +
+           " mixes every position with every other, so a position would see the tokens it "
+           "predicts): " +
+           (list ? "each " : "") + "one of " +
+           names_where(
+               model::mixers<float>(),
+               [](const model::Mixer<float>& mixer) { return mixer.name(); },
+               [](const model::Mixer<float>& mixer) { return mixer.has_causal_form(); });
+  }
+  return "";
 }
 
 std::vector<Key> build_table() {
@@ -314,29 +392,17 @@ std::vector<Key> build_table() {
                     "tokens"),
       Entry<std::string>("layer.mixer", &Config::layer, &model::LayerConfig::mixer,
                          "how the layer builds its operator M: the universal layer or one of its "
-                         "special cases (docs/universality.md)")
+                         "special cases (docs/universality.md); in transformer blocks also a list "
+                         "with one mixer per head, a hybrid block (docs/transformer.md §9)")
+          .or_list(&Config::layer, &model::LayerConfig::head_mixers)
           .rule(
               "one of " + model::mixer_names() +
-                  "; under task.kind = \"next_token\" one with a causal form (not fourier)",
-              [](const std::string& mixer, const Config& c) {
-                const model::Mixer<float>* found = model::find_mixer<float>(mixer);
-                const task::TaskRecord* record = task::find_task(c.task.kind);
-                return found != nullptr &&
-                       (record == nullptr || !record->tokens || found->has_causal_form());
-              },
-              [](const Config& c) -> std::string {
-                if (model::find_mixer<float>(c.layer.mixer) == nullptr)
-                  return "one of " + model::mixer_names();
-                std::string causal;
-                for (const model::Mixer<float>* mixer : model::mixers<float>())
-                  if (mixer->has_causal_form())
-                    causal += (causal.empty() ? "" : ", ") + std::string(mixer->name());
-                return "a mixer with a causal form under task.kind = \"next_token\" (" +
-                       c.layer.mixer +
-                       " mixes every position with every other, so a position would see the "
-                       "tokens it predicts): one of " +
-                       causal;
-              }),
+                  "; under task.kind = \"next_token\" one with a causal form (not fourier); "
+                  "with model.block = \"transformer\" also a list of layer.heads of them, one "
+                  "per head, e.g. [\"attention\", \"attention\", \"convolution\", "
+                  "\"convolution\"]",
+              [](const std::string&, const Config& c) { return mixer_problem(c).empty(); },
+              mixer_problem),
       Entry<int>("layer.rank", &Config::layer, &model::LayerConfig::rank,
                  "r, the number of columns of U and V (the rank of S = UΣVᵀ)")
           .used_by_mixers()
@@ -369,17 +435,28 @@ std::vector<Key> build_table() {
                     "γ at initialisation, the gate of the universal and distance mixers between S "
                     "(γ = 0) and softmax(S) (γ = 1); g = log(γ/(1−γ))")
           .used_by_mixers()
-          .follows(gate_init_text() +
-                       " (the paper's layer starts at 0.5; 0.99 is a deviation from it: "
-                       "docs/universal_head.md §1)",
-                   [](Config& c) {
-                     const model::BlockKind* block = model::find_block_kind(c.model.block);
-                     const model::Mixer<float>* mixer = model::find_mixer<float>(c.layer.mixer);
-                     c.layer.gate_init = mixer != nullptr && mixer->default_gate_init()
-                                             ? *mixer->default_gate_init()
-                                         : block != nullptr ? block->default_gate_init()
-                                                            : 0.5;
-                   })
+          .follows(
+              gate_init_text() + " (the paper's layer starts at 0.5; 0.99 is a deviation from it: "
+                                 "docs/universal_head.md §1)",
+              [](Config& c) {
+                // The heads that read it share the key: their mixers' own default (else
+                // the block's) where they agree, the block's where they do not.
+                const model::BlockKind* block = model::find_block_kind(c.model.block);
+                const double block_default = block != nullptr ? block->default_gate_init() : 0.5;
+                std::optional<double> agreed;
+                bool agree = true;
+                for (const std::string& name : named_mixers(c)) {
+                  const model::Mixer<float>* mixer = model::find_mixer<float>(name);
+                  if (mixer == nullptr) continue;
+                  const std::vector<std::string> reads = mixer->config_keys();
+                  if (std::find(reads.begin(), reads.end(), "layer.gate_init") == reads.end())
+                    continue;
+                  const double own = mixer->default_gate_init().value_or(block_default);
+                  if (agreed && *agreed != own) agree = false;
+                  agreed = own;
+                }
+                c.layer.gate_init = agreed && agree ? *agreed : block_default;
+              })
           .rule("a number, 0 < γ < 1",
                 [](const double& gate, const Config&) { return gate > 0 && gate < 1; }),
       Entry<int>("layer.kernel_width", &Config::layer, &model::LayerConfig::kernel_width,
@@ -576,15 +653,37 @@ std::string KeyOwners::describe() const {
 
 namespace {
 
+// The selector's value: its one name, or its list (layer.mixer, one per head).
+std::vector<std::string> selected_names(const KeyOwners& owners, const Config& config) {
+  const json value = find_key(owners.selector)->read(config);
+  if (!value.is_array()) return {value.get<std::string>()};
+  return value.get<std::vector<std::string>>();
+}
+
 bool selects(const KeyOwners& owners, const Config& config) {
   if (owners.everyone()) return true;
-  const std::string selected = find_key(owners.selector)->read(config).get<std::string>();
-  return std::find(owners.values.begin(), owners.values.end(), selected) != owners.values.end();
+  for (const std::string& selected : selected_names(owners, config))
+    if (std::find(owners.values.begin(), owners.values.end(), selected) != owners.values.end())
+      return true;
+  return false;
 }
 
 }  // namespace
 
 bool applies(const Key& key, const Config& config) { return selects(key.owners, config); }
+
+std::string selected_text(const KeyOwners& owners, const Config& config) {
+  const std::vector<std::string> names = selected_names(owners, config);
+  if (!find_key(owners.selector)->read(config).is_array()) return "'" + names.front() + "'";
+  std::vector<std::string> distinct;
+  for (const std::string& name : names)
+    if (std::find(distinct.begin(), distinct.end(), name) == distinct.end())
+      distinct.push_back(name);
+  std::string text = "the heads' " + owners.noun + "s";
+  for (std::size_t k = 0; k < distinct.size(); ++k)
+    text += (k == 0 ? " '" : ", '") + distinct[k] + "'";
+  return text;
+}
 
 bool read_by(const Key& key, const Config& config) {
   return applies(key, config) && selects(key.readers, config);
@@ -607,6 +706,8 @@ std::string type_name(ValueType type) {
       return "a list of integers";
     case ValueType::kBoolean:
       return "true or false";
+    case ValueType::kNameOrNames:
+      return "a string or a non-empty list of strings";
   }
   return "";
 }

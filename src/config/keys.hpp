@@ -13,7 +13,8 @@
 
 namespace ufl::config {
 
-enum class ValueType { kString, kInteger, kNumber, kIntegerList, kBoolean };
+// kNameOrNames: a string, or a list of strings (layer.mixer: one mixer, or one per head).
+enum class ValueType { kString, kInteger, kNumber, kIntegerList, kBoolean, kNameOrNames };
 
 // The runs a key belongs to: those whose `selector` key ("dataset.kind", "layer.mixer") has one
 // of `values`. No selector: every run.
@@ -56,8 +57,12 @@ struct Key {
   std::function<std::string(const Config&)> violation;
 };
 
-// The key belongs to this run (its owners include the run's dataset kind or mixer).
+// The key belongs to this run (its owners include the run's dataset kind or mixer; with
+// layer.mixer a list, the mixer of any head).
 bool applies(const Key& key, const Config& config);
+// The run's value of the owners' selector as an error shows it: "'attention'", or for a list
+// "the heads' mixers 'attention', 'convolution'".
+std::string selected_text(const KeyOwners& owners, const Config& config);
 // The run reads the key: it belongs to the run, and the run's kind is among its readers.
 bool read_by(const Key& key, const Config& config);
 

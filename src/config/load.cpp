@@ -140,6 +140,11 @@ std::string type_problem(const Key& key, const json& value, const std::string& g
     case ValueType::kBoolean:
       ok = value.is_boolean();
       break;
+    case ValueType::kNameOrNames:
+      ok = value.is_string() || (value.is_array() && !value.empty() &&
+                                 std::all_of(value.begin(), value.end(),
+                                             [](const json& name) { return name.is_string(); }));
+      break;
   }
   // A number as typed (18446744073709551616, not 1.8446744073709552e+19); anything else as JSON,
   // so that a string shows its quotes.
@@ -390,18 +395,16 @@ Config build(const std::string& source, const json& document, const Sources& sou
   for (const Key& key : keys())
     if (!applies(key, config) && value_at(document, key.path) != nullptr)
       throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to " +
-                        key.owners.describe() + ", not '" +
-                        find_key(key.owners.selector)->read(config).get<std::string>() +
-                        "'; remove it");
+                        key.owners.describe() + ", not " + selected_text(key.owners, config) +
+                        "; remove it");
   // A key the run holds but its kind does not read (dataset.noise for text) keeps its default in
   // config.json; another value would be ignored silently.
   for (const Key& key : keys())
     if (value_at(document, key.path) != nullptr && applies(key, config) && !read_by(key, config) &&
         key.read(config) != key.read(Config{}))
       throw ConfigError(sources.at(key.path) + ": " + key.path + " belongs to " +
-                        key.readers.describe() + ", not '" +
-                        find_key(key.readers.selector)->read(config).get<std::string>() +
-                        "'; remove it");
+                        key.readers.describe() + ", not " + selected_text(key.readers, config) +
+                        "; remove it");
   // A default that follows other keys (layer.rank = model.width / layer.heads) is checked after
   // every key it can follow, so that a bad value is blamed on the key given, not on the default
   // it made (layer.heads = 64 with model.width = 32 gives layer.rank 0).

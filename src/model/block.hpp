@@ -53,6 +53,11 @@ struct MixerPart {
   Measured measured = Measured::kAsLayer;
 };
 
+// The mixer of each head of a block, in order (layer.heads of them: layer.mixer's for every head,
+// or a list's, one per head; model/mixers/registry.hpp, head_mixers); one for a kind without heads.
+template <class T>
+using HeadMixers = std::vector<const Mixer<T>*>;
+
 // A block on the tape: its input, output and kernel ("fused", "composite", "dense", …), and each
 // part's branch in the order of Block::parts: its output and penalty, and M, U, V where recorded
 // op by op (a transformer block fused into one op per branch lists no parts).
@@ -96,21 +101,23 @@ class BlockKind {
   // config.json does not hold them.
   virtual std::vector<std::string> config_keys() const { return {}; }
   virtual bool takes_tokens() const { return false; }  // token input: the next_token task
-  virtual bool takes_heads() const { return false; }   // layer.heads may exceed 1
+  // layer.heads may exceed 1, and layer.mixer may be a list with one mixer per head.
+  virtual bool takes_heads() const { return false; }
   virtual bool rank_above_n() const { return false; }  // layer.rank may exceed dataset.n
   virtual int default_rank(int n, int /*width*/, int /*heads*/) const { return n; }
   virtual double default_gate_init() const { return 0.5; }
 
   // --- Building (model/model.cpp) ---
   // Adds the kind's parameter slices to the model's buffer, in the order its initialisation draws
-  // them, and its `model.config.depth` blocks to model.blocks. Float only: see build_blocks.
-  virtual void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const = 0;
+  // them, and its `model.config.depth` blocks to model.blocks. `mixers` holds each head's mixer
+  // (HeadMixers); a kind that does not take heads gets one. Float only: see build_blocks.
+  virtual void build(Model<float>& model, const HeadMixers<float>& mixers, bool causal) const = 0;
 
   // --- What a run needs (model/resource_estimate.hpp): its memory and time per step ---
-  // `mixer` is layer.mixer's, or null when the config names none the registry knows (the
-  // estimate then assumes the universal layer's sizes).
+  // `mixers` holds each head's mixer (registry.hpp, find_head_mixers), null where the config
+  // names one the registry does not know (the estimate then assumes the universal layer's sizes).
   virtual ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                    const Mixer<float>* mixer, const ModelConfig& model,
+                                    const HeadMixers<float>& mixers, const ModelConfig& model,
                                     const TrainingShape& train, int threads,
                                     bool data_from_files) const = 0;
 
@@ -126,11 +133,11 @@ class BlockKind {
 // the test suite's finite-difference gradients, so their build, with every double block, module
 // and mixer it instantiates, is compiled with the tests (tests/support/double_models.cpp) and
 // not into `ufl` (a fifth of its compile time).
-inline void build_blocks(const BlockKind& kind, Model<float>& model, const Mixer<float>& mixer,
-                         bool causal) {
-  kind.build(model, mixer, causal);
+inline void build_blocks(const BlockKind& kind, Model<float>& model,
+                         const HeadMixers<float>& mixers, bool causal) {
+  kind.build(model, mixers, causal);
 }
-void build_blocks(const BlockKind& kind, Model<double>& model, const Mixer<double>& mixer,
+void build_blocks(const BlockKind& kind, Model<double>& model, const HeadMixers<double>& mixers,
                   bool causal);
 
 // The kinds (model/blocks/), for build_blocks.

@@ -22,10 +22,20 @@ Model<T>::Model(int n, int d, const ModelConfig& model, const LayerConfig& layer
   if (width < d)
     throw std::invalid_argument("model.width must be at least dataset.d = " + std::to_string(d));
   if (model.depth < 1) throw std::invalid_argument("model.depth must be at least 1");
-  const Mixer<T>& chosen = mixer<T>(layer.mixer);
+  const HeadMixers<T> chosen = head_mixers<T>(layer);
   kind = &block_kind(model.block);
+  if (!layer.head_mixers.empty() && !kind->takes_heads())
+    throw std::invalid_argument(
+        "layer.mixer: a list (one mixer per head) needs a block with "
+        "heads, not model.block = \"" +
+        model.block + "\"; give one mixer");
+  const bool causal = this->ends->causal();
+  for (const Mixer<T>* head : chosen)
+    if (causal && !head->has_causal_form())
+      throw std::invalid_argument("layer.mixer: " + std::string(head->name()) +
+                                  " has no causal form, which next-token prediction needs");
   input_end = this->ends->build_input(*this);
-  build_blocks(*kind, *this, chosen, this->ends->causal());
+  build_blocks(*kind, *this, chosen, causal);
   output_end = this->ends->build_output(*this);
 }
 

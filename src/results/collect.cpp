@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "model/model_config.hpp"
 #include "train/run_status.hpp"
 
 namespace ufl::results {
@@ -174,6 +175,13 @@ std::string to_text_table(const CollectedTable& table) {
     headers.push_back(header);
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
       std::string cell = table.rows[r][index];
+      // A hybrid block's mixers (the CSV holds the list as JSON): "2 attention + 2 convolution".
+      if (column == "config.layer.mixer" && cell.rfind("[", 0) == 0) {
+        const json names = json::parse(cell, nullptr, false);
+        if (names.is_array() && std::all_of(names.begin(), names.end(),
+                                            [](const json& name) { return name.is_string(); }))
+          cell = model::mixers_text(names.get<std::vector<std::string>>());
+      }
       char* end = nullptr;
       const double value = std::strtod(cell.c_str(), &end);
       if (!cell.empty() && end == cell.c_str() + cell.size() &&

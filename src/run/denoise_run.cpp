@@ -47,7 +47,7 @@ class DenoiseRun : public TaskRun {
   train::EvaluationProbe* probe() override { return trajectory_.get(); }
   std::string describe() const override {
     const config::Config& c = config_;
-    return fmt::format("{} data, {} mixer, n={} d={} r={}{}", c.dataset.kind, c.layer.mixer,
+    return fmt::format("{} data, {}, n={} d={} r={}{}", c.dataset.kind, model::mixing_text(c.layer),
                        c.dataset.n, c.dataset.d, c.layer.rank,
                        model_.kind->stack_text(c.model, c.dataset.d));
   }

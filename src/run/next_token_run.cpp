@@ -45,10 +45,10 @@ class NextTokenRun : public TaskRun {
   std::string describe() const override {
     const config::Config& c = config_;
     return fmt::format(
-        "{} data ({} tokens, vocabulary {}), {} mixer, n={}, {} {} block{} of "
+        "{} data ({} tokens, vocabulary {}), {}, n={}, {} {} block{} of "
         "width {} with {} head{}, {} parameters",
         c.dataset.kind, data_.train.stream.size() + data_.validation.stream.size(),
-        data_.vocab.size(), c.layer.mixer, c.dataset.n, c.model.depth, c.model.block,
+        data_.vocab.size(), model::mixing_text(c.layer), c.dataset.n, c.model.depth, c.model.block,
         c.model.depth == 1 ? "" : "s", c.model.width, c.layer.heads, c.layer.heads == 1 ? "" : "s",
         model_.params.values.size());
   }
@@ -65,7 +65,7 @@ class NextTokenRun : public TaskRun {
     nlohmann::json metrics;
     metrics["task"] = config_.task.kind;
     metrics["dataset"] = config_.dataset.kind;
-    metrics["mixer"] = config_.layer.mixer;
+    metrics["mixer"] = model::mixers_text(config_.layer);
     metrics["block"] = config_.model.block;
     metrics["depth"] = config_.model.depth;
     metrics["width"] = model_.width;

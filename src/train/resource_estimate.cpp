@@ -16,7 +16,7 @@ ResourceEstimate estimate_resources(const data::DatasetConfig& dataset,
   // Each kind of block counts its own (model/blocks/); an unknown one as the first kind.
   const model::BlockKind* kind = model::find_block_kind(model.block);
   ResourceEstimate estimate = (kind != nullptr ? *kind : *model::block_kinds().front())
-                                  .estimate(dataset, layer, model::find_mixer<float>(layer.mixer),
+                                  .estimate(dataset, layer, model::find_head_mixers<float>(layer),
                                             model, shape, threads, data_from_files);
   estimate.kernel_gflops = kernel_gflops;
   return estimate;

@@ -133,6 +133,11 @@ TEST_CASE("bad transformer inputs: one line each, exit 2, nothing written") {
       {"--set layer.mixer=fourier", "a mixer with a causal form"},
       {"--set model.block=mixer", "layer.heads belongs to block 'transformer'"},
       {"--set dataset.kind=local", "dataset.path belongs to dataset kind 'text'"},
+      // A hybrid's list (docs/transformer.md §9): one causal mixer per head.
+      {R"(--set 'layer.mixer=["attention"]')", "must be a list of layer.heads = 2 mixers"},
+      {R"(--set 'layer.mixer=["attention","fourier"]')", "mixers with a causal form"},
+      {R"(--set 'layer.mixer=["attention","convolution"]' --set layer.gate_init=0.9)",
+       "layer.gate_init belongs to mixers 'universal', 'distance', not the heads' mixers"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.arguments);
@@ -185,4 +190,51 @@ TEST_CASE("mqar with a window too short for one pair says which dataset.n it nee
   CHECK(refused.output.find("dataset.n must be at least 4 × dataset.pairs − 1 = 15 for "
                             "dataset.pairs = 4") != std::string::npos);
   CHECK(refused.output.find("at most 0") == std::string::npos);
+}
+
+TEST_CASE("a hybrid block trains, and each of its heads is described and measured as its kind") {
+  TemporaryFolder folder;
+  const std::string corpus = write_corpus(folder);
+  const fs::path out = folder.path / "results" / "hybrid";
+  const CommandResult result =
+      run_ufl("train configs/transformer/text.json --set dataset.path=" + corpus + " --out " +
+              out.string() + kTinyText +
+              R"( --set 'layer.mixer=["attention","convolution"]' --set layer.kernel_width=3)");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto config = nlohmann::json::parse(read_text(out / "config.json"));
+  CHECK(config["layer"]["mixer"] == nlohmann::json::parse(R"(["attention","convolution"])"));
+  CHECK(config["layer"]["kernel_width"] == 3);
+  const auto metrics = nlohmann::json::parse(read_text(out / "metrics.json"));
+  CHECK(metrics["mixer"] == "1 attention + 1 convolution");
+  CHECK(nlohmann::json::parse(read_text(out / "manifest.json"))["mixer"] ==
+        "1 attention + 1 convolution");
+  for (const auto& block : metrics["layers"]) {
+    REQUIRE(block["heads"].size() == 2);
+    CHECK(block["heads"][0]["mixer"] == "attention");
+    CHECK(block["heads"][1]["mixer"] == "convolution");
+    CHECK(block["heads"][0]["iota"].get<double>() > 0);  // M from the input
+    CHECK(block["heads"][1]["iota"].get<double>() == doctest::Approx(0.0).scale(1.0));
+  }
+  const auto heads = nlohmann::json::parse(read_text(out / "heads.json"));
+  CHECK(heads["blocks"][1]["heads"][0]["mixer"] == "attention");
+  CHECK(heads["blocks"][1]["heads"][1]["mixer"] == "convolution");
+  CHECK(heads["blocks"][1]["heads"][0].contains("omega"));  // Ω: the score head's only
+  CHECK_FALSE(heads["blocks"][1]["heads"][1].contains("omega"));
+  CHECK(fs::exists(out / "heads/block2_head2.npy"));
+
+  const CommandResult shown = run_ufl("show " + out.string() + " --no-figure");
+  INFO(shown.output);
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.output.find("1 attention + 1 convolution heads, 2 transformer blocks") !=
+        std::string::npos);
+  CHECK(shown.output.find(" (convolution)") != std::string::npos);  // heads became: … (mixer)
+
+  const std::string csv = folder / "runs.csv";
+  const CommandResult collected =
+      run_ufl("collect " + (folder.path / "results").string() + " --out " + csv);
+  INFO(collected.output);
+  CHECK(collected.exit_code == 0);
+  CHECK(collected.output.find("1 attention + 1 convolution") != std::string::npos);
+  CHECK(read_text(csv).find(R"("[""attention"",""convolution""]")") != std::string::npos);
 }

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 using namespace ufl::config;
 
 namespace {
@@ -214,6 +216,90 @@ TEST_CASE("the resolved config holds the layer keys of its mixer only") {
   const auto linear = to_json(parse_config("{}", "t", {"layer.mixer=linear"}));
   CHECK(linear["layer"] == nlohmann::json::parse(R"({"mixer": "linear"})"));
   CHECK(to_json(parse_config(linear.dump(), "t")) == linear);
+}
+
+// A token model of transformer blocks with 4 heads (mqar: no corpus file), layer.mixer as JSON.
+std::string hybrid_config(const std::string& mixer, const std::string& more = "") {
+  return R"({"task": {"kind": "next_token"}, "dataset": {"kind": "mqar", "n": 32},
+             "model": {"block": "transformer", "width": 32},
+             "layer": {"heads": 4, "mixer": )" +
+         mixer + more + "}}";
+}
+const std::string kHybrid = R"(["attention", "attention", "convolution", "convolution"])";
+
+TEST_CASE("layer.mixer may be a list with one mixer per head of a transformer block") {
+  const Config config = parse_config(hybrid_config(kHybrid), "t");
+  CHECK(config.layer.head_mixers ==
+        std::vector<std::string>{"attention", "attention", "convolution", "convolution"});
+  CHECK(config.layer.mixer.empty());
+  CHECK(config.layer.mixer_of_head(2) == "convolution");
+  // config.json holds the list as given, with the keys of every head's mixer, and reads back.
+  const nlohmann::json resolved = to_json(config);
+  CHECK(resolved["layer"]["mixer"] == nlohmann::json::parse(kHybrid));
+  CHECK(resolved["layer"]["kernel_width"] == 5);         // the convolution heads'
+  CHECK(resolved["layer"]["rank"] == 8);                 // the attention heads': width / heads
+  CHECK_FALSE(resolved["layer"].contains("gate_init"));  // no head has a gate
+  CHECK(to_json(parse_config(resolved.dump(), "t")) == resolved);
+  // --set takes the list as JSON, as for dataset.freqs; a string stays one mixer for every head.
+  const Config set = parse_config(hybrid_config(R"("attention")"), "t",
+                                  {R"(layer.mixer=["universal","attention","linear","lowrank"])"});
+  CHECK(set.layer.head_mixers ==
+        std::vector<std::string>{"universal", "attention", "linear", "lowrank"});
+  const Config one = parse_config(hybrid_config(kHybrid), "t", {"layer.mixer=attention"});
+  CHECK(one.layer.mixer == "attention");
+  CHECK(one.layer.head_mixers.empty());
+  CHECK(to_json(one)["layer"]["mixer"] == "attention");
+  // The keys of each head's mixer apply; a gated head brings layer.gate_init and its default.
+  CHECK(parse_config(hybrid_config(kHybrid, R"(, "kernel_width": 3, "rank": 4)"), "t")
+            .layer.kernel_width == 3);
+  const Config gated =
+      parse_config(hybrid_config(R"(["universal", "universal", "convolution", "distance"])"), "t");
+  CHECK(gated.layer.gate_init == 0.99);
+  CHECK(to_json(gated)["layer"].contains("gate_init"));
+  // Without a causal mask (a denoise run of transformer blocks) fourier may be a head.
+  CHECK(parse_config(R"({"model": {"block": "transformer"},
+                         "layer": {"heads": 2, "mixer": ["fourier", "attention"]}})",
+                     "t")
+            .layer.head_mixers.size() == 2);
+}
+
+TEST_CASE("a bad list of mixers is refused with one line saying what to fix") {
+  CHECK(error_of(hybrid_config(R"(["attention", "convolution"])")) ==
+        "test.json: layer.mixer must be a list of layer.heads = 4 mixers, one per head (it names "
+        "2: give one per head, or set layer.heads = 2), got [\"attention\",\"convolution\"]");
+  CHECK(error_of(hybrid_config(R"(["attention", "attention", "conv", "convolution"])")) ==
+        "test.json: layer.mixer must be a list of registered mixers, each one of universal, "
+        "attention, distance, convolution, fourier, lowrank, linear (\"conv\" is none), got "
+        "[\"attention\",\"attention\",\"conv\",\"convolution\"]");
+  CHECK(error_of(hybrid_config(R"(["attention", "attention", "fourier", "convolution"])")) ==
+        "test.json: layer.mixer must be mixers with a causal form under task.kind = "
+        "\"next_token\" (fourier mixes every position with every other, so a position would see "
+        "the tokens it predicts): each one of universal, attention, distance, convolution, "
+        "lowrank, linear, got [\"attention\",\"attention\",\"fourier\",\"convolution\"]");
+  // Section 8's mixer block has one mixer: a list there is refused, even of one.
+  CHECK(error_of("{}", {R"(layer.mixer=["attention"])"}) ==
+        "--set: layer.mixer must be one mixer's name with model.block = \"mixer\" (a list gives "
+        "each head its mixer: a block with heads, model.block = one of transformer), got "
+        "[\"attention\"]");
+  CHECK(error_of(hybrid_config("[]")) ==
+        "test.json: layer.mixer must be a string or a non-empty list of strings, got []");
+  CHECK(error_of(hybrid_config(R"(["attention", 2, "convolution", "convolution"])")) ==
+        "test.json: layer.mixer must be a string or a non-empty list of strings, got "
+        "[\"attention\",2,\"convolution\",\"convolution\"]");
+}
+
+TEST_CASE("a key that no head's mixer reads is refused, naming the heads' mixers") {
+  CHECK(error_of(hybrid_config(kHybrid, R"(, "gate_init": 0.5)")) ==
+        "test.json: layer.gate_init belongs to mixers 'universal', 'distance', not the heads' "
+        "mixers 'attention', 'convolution'; remove it");
+  CHECK(error_of(hybrid_config(R"(["attention", "universal", "attention", "universal"])"),
+                 {"layer.kernel_width=3"}) ==
+        "--set: layer.kernel_width belongs to mixer 'convolution', not the heads' mixers "
+        "'attention', 'universal'; remove it");
+  CHECK(error_of(hybrid_config(R"(["linear", "convolution", "linear", "convolution"])",
+                               R"(, "rank": 4)")) ==
+        "test.json: layer.rank belongs to mixers 'universal', 'attention', 'distance', 'lowrank', "
+        "not the heads' mixers 'linear', 'convolution'; remove it");
 }
 
 TEST_CASE("the stack: model.depth, model.width (following dataset.d) and model.residual") {

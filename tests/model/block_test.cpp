@@ -57,11 +57,13 @@ class SideBySideKind : public model::BlockKind {
   SideBySideKind(std::string name, Measured how) : name_(std::move(name)), how_(how) {}
   std::string name() const override { return name_; }
   std::string summary() const override { return "test only: H + Σ_k M_k(H)·H·W_k"; }
-  void build(model::Model<float>& model, const model::Mixer<float>& mixer, bool) const override {
+  void build(model::Model<float>& model, const model::HeadMixers<float>& mixers,
+             bool) const override {
     for (int l = 0; l < model.config.depth; ++l) {
       auto block = std::make_shared<SideBySideBlock<float>>();
       int k = 0;
-      for (const model::Mixer<float>* chosen : {&mixer, &model::mixer<float>("convolution")}) {
+      for (const model::Mixer<float>* chosen :
+           {mixers.front(), &model::mixer<float>("convolution")}) {
         model::MixerPart<float> part;
         part.mixer = chosen;
         part.shape = model::LayerShape{model.n, model.width, model.layer_config.rank};
@@ -78,7 +80,7 @@ class SideBySideKind : public model::BlockKind {
     }
   }
   model::ResourceEstimate estimate(const data::DatasetConfig&, const model::LayerConfig&,
-                                   const model::Mixer<float>*, const model::ModelConfig&,
+                                   const model::HeadMixers<float>&, const model::ModelConfig&,
                                    const model::TrainingShape&, int threads, bool) const override {
     model::ResourceEstimate estimate;
     estimate.threads = threads;

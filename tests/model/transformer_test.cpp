@@ -2,7 +2,9 @@
 // embeddings, pre-norm blocks of heads and MLP, the final norm and the tied unembedding with the
 // cross-entropy — differentiated by the tape against central differences in double, for every
 // mixer with a causal form and both norms; causal models do not look ahead; float input under
-// the denoise task works the same way.
+// the denoise task works the same way. Hybrid blocks (docs/transformer.md §9), each head of its
+// own mixer, are differentiated the same way, and a list naming one mixer for every head is that
+// mixer's block bit for bit.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -25,8 +27,10 @@ using task::record_loss;
 
 namespace {
 
-Model<double> transformer(const std::string& mixer, const std::string& norm, int vocab, int n = 5,
-                          int width = 4, int heads = 2, int depth = 2, int mlp_ratio = 2) {
+// `mixers`: one mixer for every head, or with more than one name one per head (a hybrid).
+template <class T = double>
+Model<T> transformer(const std::vector<std::string>& mixers, const std::string& norm, int vocab,
+                     int n = 5, int width = 4, int heads = 2, int depth = 2, int mlp_ratio = 2) {
   ModelConfig stack;
   stack.block = "transformer";
   stack.depth = depth;
@@ -34,13 +38,23 @@ Model<double> transformer(const std::string& mixer, const std::string& norm, int
   stack.norm = norm;
   stack.mlp_ratio = mlp_ratio;
   LayerConfig layer;
-  layer.mixer = mixer;
+  if (mixers.size() == 1) {
+    layer.mixer = mixers.front();
+  } else {  // as the config holds a list (config/keys.cpp)
+    layer.mixer.clear();
+    layer.head_mixers = mixers;
+  }
   layer.heads = heads;
   layer.rank = width / heads;
   layer.kernel_width = 3;
   // Token input is the next_token task's, causal (task/token_ends.hpp).
-  return Model<double>(n, vocab > 0 ? 0 : 3, stack, layer,
-                       vocab > 0 ? task::make_token_ends<double>(vocab) : nullptr);
+  return Model<T>(n, vocab > 0 ? 0 : 3, stack, layer,
+                  vocab > 0 ? task::make_token_ends<T>(vocab) : nullptr);
+}
+Model<double> transformer(const std::string& mixer, const std::string& norm, int vocab, int n = 5,
+                          int width = 4, int heads = 2, int depth = 2, int mlp_ratio = 2) {
+  return transformer<double>(std::vector<std::string>{mixer}, norm, vocab, n, width, heads, depth,
+                             mlp_ratio);
 }
 
 // The model's loss on `batch` random samples, recorded with `kernels`: the tied unembedding's
@@ -302,4 +316,167 @@ TEST_CASE("fused universal heads: the gate's and Σ's gradients match finite dif
     }
     CHECK(checked == 8);  // g and s of 2 heads in 2 blocks
   }
+}
+
+// --- Hybrid blocks (docs/transformer.md §9): a mixer per head ---
+
+namespace {
+
+// Every registered mixer with a causal form, by name.
+std::vector<std::string> causal_mixer_names() {
+  std::vector<std::string> names;
+  for (const Mixer<double>* mixer : mixers<double>())
+    if (mixer->has_causal_form()) names.emplace_back(mixer->name());
+  return names;
+}
+
+// A float token model's loss and gradients after initialize(seed), on fixed tokens, recorded fused:
+// what `ufl train` computes at its first step.
+struct FloatStep {
+  std::vector<float> values, grads;
+  float loss;
+};
+FloatStep first_step(Model<float> model, std::uint64_t seed) {
+  initialize(model, seed);
+  Tape<float> tape;
+  const ModelGraph<float> graph = record_model(tape, model, 3, true, LayerKernels::kFused);
+  const Var next = tape.input(Shape{3, model.n, 1}, "next");
+  const Var weights = tape.input(Shape{3, model.n, 1}, "weights");
+  const Var loss =
+      column_mean(tape, task::record_token_loss(tape, graph, next, weights).loss, 0, "loss");
+  tape.plan();
+  const int vocab = model.params.slice(task::token_table(model)).rows;
+  for (Var ids : {graph.x, next}) {
+    auto tensor = tape.value(ids);
+    for (std::size_t e = 0; e < tensor.size(); ++e) tensor.data[e] = float((7 * e + 3) % vocab);
+  }
+  auto w = tape.value(weights);
+  for (std::size_t e = 0; e < w.size(); ++e) w.data[e] = 1.0f;
+  tape.forward();
+  tape.backward(loss);
+  return {model.params.values, model.params.grads, tape.value(loss).data[0]};
+}
+
+}  // namespace
+
+TEST_CASE("hybrid blocks have exact gradients, fused and op by op, in any order of heads") {
+  const std::vector<std::vector<std::string>> lists = {
+      {"attention", "convolution"},
+      {"convolution", "attention"},
+      {"universal", "attention", "distance", "convolution"},
+      {"lowrank", "universal", "linear", "convolution"},
+  };
+  for (const std::vector<std::string>& list : lists)
+    for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+      CAPTURE(list.front());
+      CAPTURE(list.back());
+      CAPTURE(list.size());
+      CAPTURE(kernels == LayerKernels::kFused);
+      const int heads = int(list.size());
+      CHECK(gradient_error(transformer(list, "layernorm", 7, 5, 4, heads, 2), 3, 21, kernels) <=
+            1e-6);
+    }
+  // Every causal mixer at once, one head each, under rmsnorm.
+  const std::vector<std::string> every = causal_mixer_names();
+  const int heads = int(every.size());
+  CHECK(gradient_error(transformer(every, "rmsnorm", 7, 5, heads, heads, 1), 2, 5) <= 1e-6);
+}
+
+TEST_CASE("a hybrid block's fused op computes its composite graph's loss and gradients") {
+  // Causal (tokens) with every causal mixer; without a mask (denoise) fourier may be a head too.
+  const std::vector<std::string> causal = causal_mixer_names();
+  check_fused_equals_composite(
+      transformer(causal, "layernorm", 7, 6, int(causal.size()), int(causal.size()), 2), 3, 31);
+  std::vector<std::string> every;
+  for (const Mixer<double>* mixer : mixers<double>()) every.emplace_back(mixer->name());
+  check_fused_equals_composite(
+      transformer(every, "rmsnorm", 0, 6, int(every.size()), int(every.size()), 2), 3, 31);
+}
+
+TEST_CASE("each head of a hybrid block is its own mixer's part, measured as a head") {
+  const std::vector<std::string> list = {"attention", "convolution", "universal", "convolution"};
+  const Model<double> model = transformer(list, "layernorm", 7, 6, 8, 4, 2);
+  for (int l = 0; l < 2; ++l) {
+    REQUIRE(model.blocks[l]->parts.size() == 4);
+    for (int k = 0; k < 4; ++k) {
+      CAPTURE(k);
+      const MixerPart<double>& part = model.part(l, k);
+      CHECK(part.mixer->name() == list[k]);
+      CHECK(part.measured == Measured::kAsHead);
+      CHECK(part.mixer_slices.size() ==
+            part.mixer->parameters(part.shape, model.layer_config).size());
+      const std::string head = "block" + std::to_string(l + 1) + "/head" + std::to_string(k + 1);
+      CHECK(model.params.slice(part.value_slice).name == head + "/W_v");
+      for (int slice : part.mixer_slices)
+        CHECK(model.params.slice(slice).name.rfind(head + "/", 0) == 0);
+    }
+  }
+  // The convolution heads have taps, the score heads W_q (attention) or A (universal).
+  std::vector<std::string> names;
+  for (const ParameterSlice& slice : model.params.slices) names.push_back(slice.name);
+  for (const char* name : {"block1/head1/W_q", "block1/head2/taps", "block1/head3/A",
+                           "block2/head4/taps", "block2/W_o"})
+    CHECK_MESSAGE(std::find(names.begin(), names.end(), name) != names.end(), name);
+}
+
+TEST_CASE("a list naming one mixer for every head is that mixer's block, bit for bit") {
+  for (const Mixer<double>* mixer : mixers<double>()) {
+    const std::string name(mixer->name());
+    CAPTURE(name);
+    const int vocab = mixer->has_causal_form() ? 9 : 0;
+    // Double: the same slices and, from the same values, the same loss and gradients.
+    const Model<double> one = transformer(name, "layernorm", vocab, 6, 8, 4, 2);
+    const Model<double> listed =
+        transformer(std::vector<std::string>(4, name), "layernorm", vocab, 6, 8, 4, 2);
+    REQUIRE(one.params.slices.size() == listed.params.slices.size());
+    for (std::size_t k = 0; k < one.params.slices.size(); ++k)
+      CHECK(one.params.slices[k].name == listed.params.slices[k].name);
+    for (LayerKernels kernels : {LayerKernels::kComposite, LayerKernels::kFused}) {
+      Model<double> a = one, b = listed;
+      Recorded left = record_loss_of(a, 3, 17, kernels), right = record_loss_of(b, 3, 17, kernels);
+      CHECK(left.tape->value(left.loss).data[0] == right.tape->value(right.loss).data[0]);
+      CHECK(a.params.grads == b.params.grads);
+    }
+    if (!mixer->has_causal_form()) continue;
+    // Float, as ufl trains: the same seed gives the same parameters, loss and gradients.
+    const FloatStep single = first_step(transformer<float>({name}, "layernorm", 9, 6, 8, 4, 2), 5);
+    const FloatStep each = first_step(
+        transformer<float>(std::vector<std::string>(4, name), "layernorm", 9, 6, 8, 4, 2), 5);
+    CHECK(single.values == each.values);
+    CHECK(single.loss == each.loss);
+    CHECK(single.grads == each.grads);
+  }
+}
+
+TEST_CASE("a hybrid's parameters are its heads': each head its mixer's and W_v") {
+  const int width = 8, heads = 4, depth = 2;
+  const std::vector<std::string> list = {"attention", "attention", "convolution", "convolution"};
+  const Model<double> hybrid = transformer(list, "layernorm", 9, 6, width, heads, depth);
+  const Model<double> attention = transformer("attention", "layernorm", 9, 6, width, heads, depth);
+  const Model<double> convolution =
+      transformer("convolution", "layernorm", 9, 6, width, heads, depth);
+  // Per block, the heads' slices hold exactly their mixers' parameters and W_v (D × D/h).
+  std::size_t heads_total = 0;
+  for (int k = 0; k < heads; ++k) {
+    const MixerPart<double>& part = hybrid.part(0, k);
+    std::size_t own = 0;
+    for (const TensorSpec& spec : part.mixer->parameters(part.shape, hybrid.layer_config))
+      own += std::size_t(spec.rows) * spec.cols;
+    std::size_t sliced = hybrid.params.slice(part.value_slice).size();
+    for (int slice : part.mixer_slices) sliced += hybrid.params.slice(slice).size();
+    CHECK(sliced == own + std::size_t(width) * (width / heads));
+    heads_total += sliced;
+  }
+  // Everything else (embeddings, norms, W_o, MLP) is shared, so two attention and two convolution
+  // heads sit halfway between four of either.
+  const std::size_t h = hybrid.params.values.size(), a = attention.params.values.size(),
+                    c = convolution.params.values.size();
+  CHECK(2 * h == a + c);
+  std::size_t attention_heads = 0;
+  for (int k = 0; k < heads; ++k) {
+    attention_heads += attention.params.slice(attention.part(0, k).value_slice).size();
+    for (int slice : attention.part(0, k).mixer_slices)
+      attention_heads += attention.params.slice(slice).size();
+  }
+  CHECK(a - h == depth * (attention_heads - heads_total));
 }

@@ -12,10 +12,10 @@ namespace ufl::model {
 template struct TransformerBlock<double>;
 template class Model<double>;
 
-void build_blocks(const BlockKind& kind, Model<double>& model, const Mixer<double>& mixer,
+void build_blocks(const BlockKind& kind, Model<double>& model, const HeadMixers<double>& mixers,
                   bool causal) {
-  if (&kind == &mixer_block_kind()) return build_mixer_blocks(model, mixer);
-  if (&kind == &transformer_block_kind()) return build_transformer_blocks(model, mixer, causal);
+  if (&kind == &mixer_block_kind()) return build_mixer_blocks(model, *mixers.front());
+  if (&kind == &transformer_block_kind()) return build_transformer_blocks(model, mixers, causal);
   throw std::logic_error("build_blocks: no double build for model.block = " + kind.name());
 }
 

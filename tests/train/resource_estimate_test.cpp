@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "config/load.hpp"
@@ -91,14 +92,16 @@ TEST_CASE("a stack's width and depth are counted: model.width = 100000 needs W_v
 }
 
 TEST_CASE("a transformer's training tape is estimated within 10% of the arena its session plans") {
-  for (const char* mixer : {"universal", "attention", "linear"}) {
+  // layer.mixer as JSON: one mixer, or a hybrid's list with one per head.
+  for (const char* mixer : {R"("universal")", R"("attention")", R"("linear")",
+                            R"(["universal", "attention", "convolution", "linear"])"}) {
     CAPTURE(mixer);
     const config::Config config =
         config::parse_config(std::string(R"({"task": {"kind": "next_token"},
                         "dataset": {"kind": "mqar", "n": 64, "pairs": 8, "vocab": 64},
                         "model": {"block": "transformer", "width": 64, "depth": 2},
-                        "layer": {"mixer": ")") +
-                                 mixer + R"(", "heads": 4}, "train": {"batch_size": 12}})",
+                        "layer": {"mixer": )") +
+                                 mixer + R"(, "heads": 4}, "train": {"batch_size": 12}})",
                              "estimate test");
     const data::TokenDataset data = data::generate_tokens(config.dataset, config.dataset_seed);
     model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
@@ -116,6 +119,46 @@ TEST_CASE("a transformer's training tape is estimated within 10% of the arena it
     tape += (groups * (2 * vocab * width + n * vocab) + batch * n * vocab) * sizeof(float);
     CHECK(tape == doctest::Approx(double(session.tape().arena_bytes())).epsilon(0.10));
   }
+}
+
+TEST_CASE("a hybrid's estimate counts each head as its own mixer") {
+  auto estimate_with = [](const std::string& mixer) {
+    return estimate_of(R"({"task": {"kind": "next_token"},
+                           "dataset": {"kind": "mqar", "n": 64, "pairs": 8, "vocab": 64},
+                           "model": {"block": "transformer", "width": 64, "depth": 2},
+                           "layer": {"mixer": )" +
+                       mixer + R"(, "heads": 4}})");
+  };
+  auto weights = [](const train::ResourceEstimate& estimate) {
+    for (const train::MemoryPart& part : estimate.parts)
+      if (part.name == "parameters and AdamW") return part.bytes;
+    return 0.0;
+  };
+  const train::ResourceEstimate attention = estimate_with(R"("attention")");
+  const train::ResourceEstimate convolution = estimate_with(R"("convolution")");
+  const train::ResourceEstimate hybrid =
+      estimate_with(R"(["attention", "attention", "convolution", "convolution"])");
+  // A list naming one mixer for every head is that mixer's estimate exactly.
+  const train::ResourceEstimate listed =
+      estimate_with(R"(["attention", "attention", "attention", "attention"])");
+  CHECK(listed.peak_bytes == attention.peak_bytes);
+  CHECK(listed.flops_per_step == attention.flops_per_step);
+  // Only the heads differ: two of each kind cost the mean of four of either.
+  CHECK(2 * weights(hybrid) == doctest::Approx(weights(attention) + weights(convolution)));
+  CHECK(2 * hybrid.flops_per_step ==
+        doctest::Approx(attention.flops_per_step + convolution.flops_per_step));
+  CHECK(convolution.peak_bytes < hybrid.peak_bytes);
+  CHECK(hybrid.peak_bytes < attention.peak_bytes);
+  // Two heads have scores: layer.rank drives the parameters, as for attention.
+  auto rank_drives_weights = [](const train::ResourceEstimate& estimate) {
+    for (const train::MemoryPart& part : estimate.parts)
+      if (part.name == "parameters and AdamW")
+        return std::find(part.keys.begin(), part.keys.end(), "layer.rank") != part.keys.end();
+    return false;
+  };
+  CHECK(rank_drives_weights(hybrid));
+  CHECK(rank_drives_weights(attention));
+  CHECK_FALSE(rank_drives_weights(convolution));
 }
 
 namespace {

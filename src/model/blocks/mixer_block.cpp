@@ -169,13 +169,14 @@ class MixerBlockKind : public BlockKind {
            "section 7)";
   }
 
-  void build(Model<float>& model, const Mixer<float>& mixer, bool) const override {
-    build_mixer_blocks(model, mixer);
+  // One mixer: the kind takes no heads, so the config gives it no list (config/keys.cpp).
+  void build(Model<float>& model, const HeadMixers<float>& mixers, bool) const override {
+    build_mixer_blocks(model, *mixers.front());
   }
 
   // Counts the universal layer's kernel, whichever the mixer.
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const Mixer<float>*, const ModelConfig& model,
+                            const HeadMixers<float>&, const ModelConfig& model,
                             const TrainingShape& train, int threads,
                             bool data_from_files) const override {
     return estimate_layers(dataset, layer, model, train, threads, data_from_files);

@@ -45,9 +45,14 @@ struct BlockSizes {
   bool tokens;
   double vocab, token_count;
   std::string width_text, n_text;
-  bool scores;           // the heads have scores (Q, K): an input-dependent mixer
-  double kept_per_head;  // n×n matrices kept per head: S and softmax(S) with a learned gate
-  double head_parameters, parameters;
+  // Summed over a block's heads, each of its own mixer (a hybrid's differ):
+  double score_heads;      // heads with scores (Q, K): an input-dependent mixer
+  double kept;             // n×n matrices kept: S, and softmax(S) with a learned gate
+  double head_parameters;  // the mixers' parameters (W_v apart)
+  double slot_parameters;  // those summed per sample group: all but the score heads' W_q, W_k
+  double head_flops;       // per sample, forward: the scores and the mix (a causal one over ½n²)
+  bool scores;             // some head has scores
+  double parameters;
   double projections;  // columns of the heads' projections per block
   double per_sample;   // kept fields per sample, every block and the ends
   double group_size, groups;
@@ -58,7 +63,7 @@ struct BlockSizes {
 };
 
 BlockSizes block_sizes(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                       const model::Mixer<float>* mixer, const ModelConfig& model,
+                       const HeadMixers<float>& mixers, const ModelConfig& model,
                        const TrainingShape& train, int threads) {
   BlockSizes s;
   s.n = dataset.n, s.D = std::max(model.width, 1), s.h = std::max(layer.heads, 1);
@@ -70,20 +75,28 @@ BlockSizes block_sizes(const data::DatasetConfig& dataset, const LayerConfig& la
   s.vocab = s.tokens ? s.kind->vocabulary_bound(dataset) : 0;
   s.token_count = s.tokens ? s.kind->token_count(dataset) : 0;
   s.width_text = "model.width = " + number(D), s.n_text = "dataset.n = " + number(n);
-  s.scores = mixer == nullptr || mixer->input_dependent();
-  s.kept_per_head = s.scores ? (mixer == nullptr || mixer->learned_gate() ? 2 : 1) : 0;
-
-  // One head's mixer parameters (W_v apart), counted from the mixer's own list.
-  s.head_parameters = 2 * (D + n + 1) * r + r + 1;
-  if (mixer != nullptr) {
-    model::LayerShape shape{dataset.n, std::max(model.width, 1), layer.rank};
-    shape.transformer = true;
-    shape.value_cols = std::max(1, model.width / std::max(layer.heads, 1));
-    s.head_parameters = 0;
-    for (const model::TensorSpec& spec : mixer->parameters(shape, layer))
-      s.head_parameters += double(spec.rows) * spec.cols;
+  // Each head's mixer parameters (W_v apart), counted from its mixer's own list; a mixer the
+  // registry does not know (null) as the universal layer's.
+  model::LayerShape shape{dataset.n, std::max(model.width, 1), layer.rank};
+  shape.transformer = true;
+  shape.value_cols = std::max(1, model.width / std::max(layer.heads, 1));
+  s.score_heads = s.kept = s.head_parameters = s.slot_parameters = s.head_flops = 0;
+  for (const model::Mixer<float>* mixer : mixers) {
+    const bool scores = mixer == nullptr || mixer->input_dependent();
+    double parameters = 2 * (D + n + 1) * r + r + 1;
+    if (mixer != nullptr) {
+      parameters = 0;
+      for (const model::TensorSpec& spec : mixer->parameters(shape, layer))
+        parameters += double(spec.rows) * spec.cols;
+    }
+    s.score_heads += scores ? 1 : 0;
+    s.kept += scores ? (mixer == nullptr || mixer->learned_gate() ? 2 : 1) : 0;
+    s.head_parameters += parameters;
+    s.slot_parameters += parameters - (scores ? 2 * D * r : 0);
+    s.head_flops += (scores ? 2 * n * n * r : 0) + 2 * n * n * s.values;
   }
-  const double per_block_parameters = h * (s.head_parameters + D * s.values) + D * D +
+  s.scores = s.score_heads > 0;
+  const double per_block_parameters = s.head_parameters + h * D * s.values + D * D +
                                       2 * D * hidden + hidden + 3 * D + (hidden > 0 ? 2 * D : 0);
   // Without the token embedding E (vocab × D), which the vocabulary part below counts.
   s.parameters = s.depth * per_block_parameters + n * D + 2 * D;
@@ -92,8 +105,8 @@ BlockSizes block_sizes(const data::DatasetConfig& dataset, const LayerConfig& la
   // every head's projections (Q, K and the value slice), their score matrices (S and softmax(S)
   // with a learned gate) and the heads' output; the MLP's normalised input, statistics, a and
   // GELU(a); and each branch's output with its gradient.
-  s.projections = (s.scores ? 2 * h * r : 0) + D;
-  const double heads_fields = 2 * n * D + 2 * n + n * s.projections + h * s.kept_per_head * n * n;
+  s.projections = 2 * s.score_heads * r + D;
+  const double heads_fields = 2 * n * D + 2 * n + n * s.projections + s.kept * n * n;
   const double mlp_fields = hidden > 0 ? n * D + 2 * n + 2 * n * hidden : 0;
   const double per_block = heads_fields + mlp_fields + (hidden > 0 ? 4 : 2) * n * D;
   // Outside the blocks: the embedding's output and the final norm's, with their gradients, the
@@ -122,13 +135,12 @@ BlockSizes block_sizes(const data::DatasetConfig& dataset, const LayerConfig& la
 // transpose in the product kernel's panel layout (tape/batched_op.hpp, PackedWeight): at most
 // three copies of the blocks' weights.
 MemoryPart training_tape_part(const BlockSizes& s) {
-  const double n = s.n, D = s.D, h = s.h, r = s.r, hidden = s.hidden, values = s.values;
+  const double n = s.n, D = s.D, r = s.r, hidden = s.hidden, values = s.values;
   const double score_temporaries = std::max(r, values) * n + 2 * n * n + 2 * n * r + n * values;
   const double workspace =
       std::max({s.group_size * 2 * n * D + std::max(score_temporaries, 2 * n * values),
                 s.group_size * (n * hidden + n * D)});
-  const double slots =
-      s.depth * (4 * D + h * (s.head_parameters - (s.scores ? 2 * D * r : 0))) + n * D + 2 * D;
+  const double slots = s.depth * (4 * D + s.slot_parameters) + n * D + 2 * D;
   const double per_step = 3 * s.depth * (s.projections * D + D * D + 2 * D * hidden);
   // A head with scores projects to layer.rank columns: a rank far above the width's share (a
   // mistyped layer.rank) is what fills the memory then, and the advice names it.
@@ -207,10 +219,9 @@ std::vector<MemoryPart> data_parts(const BlockSizes& s, const data::DatasetConfi
 // what the vocabulary adds in memory traffic rather than FLOPs, and the final analysis.
 void add_time(ResourceEstimate& estimate, const BlockSizes& s, const TrainingShape& train,
               int threads) {
-  const double n = s.n, D = s.D, r = s.r, vocab = s.vocab;
+  const double n = s.n, D = s.D, vocab = s.vocab;
   const double causal_share = s.tokens ? 0.5 : 1.0;
-  const double head = (s.scores ? 2 * n * n * r : 0) + 2 * n * n * s.values;
-  const double block = 2 * n * D * s.projections + causal_share * s.h * head + 2 * n * D * D +
+  const double block = 2 * n * D * s.projections + causal_share * s.head_flops + 2 * n * D * D +
                        4 * n * D * s.hidden + kElementwiseFlops * n * D;
   const double forward = s.depth * block + 2 * n * D * vocab + kSoftmaxFlops * n * vocab;
   estimate.threads = std::max(threads, 1);
@@ -237,9 +248,9 @@ void add_time(ResourceEstimate& estimate, const BlockSizes& s, const TrainingSha
 }
 
 ResourceEstimate estimate_blocks(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                                 const model::Mixer<float>* mixer, const ModelConfig& model,
+                                 const HeadMixers<float>& mixers, const ModelConfig& model,
                                  const TrainingShape& train, int threads) {
-  const BlockSizes s = block_sizes(dataset, layer, mixer, model, train, threads);
+  const BlockSizes s = block_sizes(dataset, layer, mixers, model, train, threads);
   const MemoryPart training_tape = training_tape_part(s), analysis = analysis_part(s);
   // layer.rank drives the score heads' share of the parameters too (training_tape_part says why).
   std::vector<std::string> weight_keys = {"model.depth", "model.width"};
@@ -285,14 +296,14 @@ class TransformerBlockKind : public BlockKind {
   }
   double default_gate_init() const override { return kTransformerGateInit; }
 
-  void build(Model<float>& model, const Mixer<float>& mixer, bool causal) const override {
-    build_transformer_blocks(model, mixer, causal);
+  void build(Model<float>& model, const HeadMixers<float>& mixers, bool causal) const override {
+    build_transformer_blocks(model, mixers, causal);
   }
 
   ResourceEstimate estimate(const data::DatasetConfig& dataset, const LayerConfig& layer,
-                            const Mixer<float>* mixer, const ModelConfig& model,
+                            const HeadMixers<float>& mixers, const ModelConfig& model,
                             const TrainingShape& train, int threads, bool) const override {
-    return estimate_blocks(dataset, layer, mixer, model, train, threads);
+    return estimate_blocks(dataset, layer, mixers, model, train, threads);
   }
 
   std::string stack_text(const ModelConfig& model, int) const override {

@@ -56,14 +56,18 @@ Var TransformerBlock<T>::record(Tape<T>& tape, Model<T>& model, Var h, bool with
 }
 
 // P, then per block its branches [norm1, heads] and [norm2, mlp] (no MLP branch at
-// mlp_ratio 0), slices named blockL/….
+// mlp_ratio 0), slices named blockL/…; head k of each block is of mixers[k].
 template <class T>
-void build_transformer_blocks(Model<T>& model, const Mixer<T>& chosen, bool causal) {
+void build_transformer_blocks(Model<T>& model, const HeadMixers<T>& mixers, bool causal) {
   const int width = model.width;
   const ModelConfig& config = model.config;
   const LayerConfig& layer = model.layer_config;
   Parameters<T>& params = model.params;
   if (width % layer.heads != 0) throw std::invalid_argument("layer.heads must divide model.width");
+  if (int(mixers.size()) != layer.heads)
+    throw std::invalid_argument(
+        "layer.mixer: one mixer per head (layer.heads = " + std::to_string(layer.heads) +
+        "), got " + std::to_string(mixers.size()));
   // Float input gets P too: without it a non-causal block is permutation-equivariant and
   // cannot tell which row precedes another (Section 7's induction task needs that;
   // docs/transformer.md §7).
@@ -76,8 +80,7 @@ void build_transformer_blocks(Model<T>& model, const Mixer<T>& chosen, bool caus
   head.init_std = config.init_std;
   for (int l = 0; l < config.depth; ++l) {
     auto block = std::make_shared<TransformerBlock<T>>();
-    const auto heads =
-        std::make_shared<HeadsModule<T>>(chosen, head, layer, layer.heads, config.depth);
+    const auto heads = std::make_shared<HeadsModule<T>>(mixers, head, layer, config.depth);
     auto add_branch = [&](const std::string& norm_name, std::shared_ptr<const Module<T>> module) {
       typename TransformerBlock<T>::Branch branch;
       branch.norm = std::make_shared<NormModule<T>>(norm_name, norm, width);

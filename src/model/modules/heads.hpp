@@ -1,8 +1,10 @@
 #pragma once
-// The mixing module of a transformer block (docs/transformer.md §3): h heads, each its own mixer
+// The mixing module of a transformer block (docs/transformer.md §2): h heads, each its own mixer
 // with its own parameters reading the whole (normalised) stream x and mixing its own value slice
 // x·W_v,k (D × D/h); the heads' outputs are concatenated and projected by W_o (D × D). W_v,k from
-// N(0, σ²), W_o from N(0, (σ/√(2L))²) as it writes into the residual stream (GPT-2).
+// N(0, σ²), W_o from N(0, (σ/√(2L))²) as it writes into the residual stream (GPT-2). Each head
+// may be of another mixer (a hybrid block, docs/transformer.md §9): its parameters, kernel inputs
+// and record are its own mixer's, in the heads' order.
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -17,10 +19,15 @@ namespace ufl::model {
 template <class T>
 class HeadsModule : public Module<T> {
  public:
-  HeadsModule(const Mixer<T>& mixer, const LayerShape& head_shape, const LayerConfig& config,
-              int heads, int depth)
-      : mixer_(mixer), shape_(head_shape), config_(config), heads_(heads), depth_(depth) {
-    per_head_ = static_cast<int>(mixer_.parameters(shape_, config_).size()) + 1;  // + W_v
+  // One head per entry of `mixers`, each of its mixer.
+  HeadsModule(std::vector<const Mixer<T>*> mixers, const LayerShape& head_shape,
+              const LayerConfig& config, int depth)
+      : mixers_(std::move(mixers)), shape_(head_shape), config_(config), depth_(depth) {
+    heads_ = static_cast<int>(mixers_.size());
+    first_.push_back(0);  // head k's parameters are [first_[k], first_[k + 1]): its mixer's, W_v
+    for (const Mixer<T>* mixer : mixers_)
+      first_.push_back(first_.back() + static_cast<int>(mixer->parameters(shape_, config_).size()) +
+                       1);
   }
   std::string name() const override { return "heads"; }
   // The heads as the analysis reads them (model/block.hpp): head k's mixer, shape, its mixer's
@@ -29,11 +36,10 @@ class HeadsModule : public Module<T> {
     std::vector<MixerPart<T>> heads;
     for (int k = 0; k < heads_; ++k) {
       MixerPart<T> head;
-      head.mixer = &mixer_;
+      head.mixer = mixers_[k];
       head.shape = shape_;
-      head.mixer_slices.assign(slices.begin() + k * per_head_,
-                               slices.begin() + (k + 1) * per_head_ - 1);
-      head.value_slice = slices[(k + 1) * per_head_ - 1];
+      head.mixer_slices.assign(slices.begin() + first_[k], slices.begin() + value_index(k));
+      head.value_slice = slices[value_index(k)];
       head.measured = Measured::kAsHead;
       heads.push_back(std::move(head));
     }
@@ -44,7 +50,7 @@ class HeadsModule : public Module<T> {
     std::vector<TensorSpec> specs;
     for (int k = 0; k < heads_; ++k) {
       const std::string prefix = "head" + std::to_string(k + 1) + "/";
-      for (TensorSpec spec : mixer_.parameters(shape_, config_)) {
+      for (TensorSpec spec : mixers_[k]->parameters(shape_, config_)) {
         spec.name = prefix + spec.name;
         specs.push_back(spec);
       }
@@ -58,10 +64,9 @@ class HeadsModule : public Module<T> {
       for (Eigen::Index e = 0; e < matrix.size(); ++e) matrix.data()[e] = T(std * rng.normal());
     };
     for (int k = 0; k < heads_; ++k) {
-      ParameterViews<T> head(params.begin() + k * per_head_,
-                             params.begin() + (k + 1) * per_head_ - 1);
-      mixer_.initialize(head, shape_, config_, rng);
-      normal(params[(k + 1) * per_head_ - 1], shape_.init_std);
+      ParameterViews<T> head(params.begin() + first_[k], params.begin() + value_index(k));
+      mixers_[k]->initialize(head, shape_, config_, rng);
+      normal(params[value_index(k)], shape_.init_std);
     }
     normal(params.back(), shape_.init_std / std::sqrt(2.0 * depth_));
   }
@@ -69,10 +74,9 @@ class HeadsModule : public Module<T> {
     ModuleGraph graph;
     std::vector<Var> outputs;
     for (int k = 0; k < heads_; ++k) {
-      const std::vector<Var> head(params.begin() + k * per_head_,
-                                  params.begin() + (k + 1) * per_head_ - 1);
-      graph.heads.push_back(mixer_.record(tape, x, head, params[(k + 1) * per_head_ - 1], shape_,
-                                          LayerKernels::kComposite, false));
+      const std::vector<Var> head(params.begin() + first_[k], params.begin() + value_index(k));
+      graph.heads.push_back(mixers_[k]->record(tape, x, head, params[value_index(k)], shape_,
+                                               LayerKernels::kComposite, false));
       graph.heads.back().input = x;
       outputs.push_back(graph.heads.back().out);
     }
@@ -100,9 +104,8 @@ class HeadsModule : public Module<T> {
     std::vector<HeadInputs> head_inputs;
     int column = 0;
     for (int k = 0; k < heads_; ++k) {
-      const std::vector<Var> head(params.begin() + k * per_head_,
-                                  params.begin() + (k + 1) * per_head_ - 1);
-      head_inputs.push_back(mixer_.record_head_inputs(tape, head, shape_));
+      const std::vector<Var> head(params.begin() + first_[k], params.begin() + value_index(k));
+      head_inputs.push_back(mixers_[k]->record_head_inputs(tape, head, shape_));
       const HeadInputs& in = head_inputs.back();
       HeadSlot slot;
       if (in.scores()) {
@@ -116,7 +119,7 @@ class HeadsModule : public Module<T> {
       }
       slot.value_col = column;
       column += shape_.values();
-      packed.push_back(params[(k + 1) * per_head_ - 1]);
+      packed.push_back(params[value_index(k)]);
       layout.heads.push_back(slot);
     }
     layout.projections = column;
@@ -143,10 +146,13 @@ class HeadsModule : public Module<T> {
   }
 
  private:
-  const Mixer<T>& mixer_;
+  int value_index(int k) const { return first_[k + 1] - 1; }  // head k's W_v among the parameters
+
+  std::vector<const Mixer<T>*> mixers_;  // head k's mixer
   LayerShape shape_;
   LayerConfig config_;
-  int heads_, depth_, per_head_ = 0;
+  int heads_ = 0, depth_;
+  std::vector<int> first_;  // head k's first parameter; first_[heads_] is W_o
 };
 
 }  // namespace ufl::model
