@@ -151,6 +151,7 @@ TrainResult train_session(const TrainConfig& settings, std::uint64_t seed, Sessi
       result.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
     }
     point.test_metric = metric;
+    point.held_out = session.held_out_values();
     return true;
   };
   auto due_for_evaluation = [&](int step) {
