@@ -302,7 +302,7 @@ std::vector<Key> build_table() {
           .owned_by_kinds({"copy", "copy_text"},
                           "copy: segment_min ≤ segment_max ≤ (n − 1)/2, so that a whole line fits "
                           "in n + 1 tokens; copy_text: segment_min ≤ segment_max, with "
-                          "(segments + 1) × segment_max + gap_max ≤ n + 1")
+                          "(segments + 1) × segment_max + gap_min ≤ n + 1")
           .follows("20 for copy, 24 for copy_text",
                    [](Config& c) {
                      const data::DatasetKind* kind = data::find_dataset_kind(c.dataset.kind);
@@ -312,15 +312,13 @@ std::vector<Key> build_table() {
       Entry<int>("dataset.segments", &Config::dataset, &data::DatasetConfig::segments,
                  "segments of each window repeated verbatim later in it (docs/transformer.md §13)")
           .owned_by("copy_text",
-                    "an integer ≥ 1 with (segments + 1) × segment_max + gap_max ≤ n + 1, so that "
-                    "every segment, gap and copy fits in a window"),
+                    "an integer ≥ 1 with (segments + 1) × segment_max + gap_min ≤ n + 1: the "
+                    "first segment_max + gap_min characters hold no copy, and the copies fit "
+                    "after them"),
       Entry<int>("dataset.gap_min", &Config::dataset, &data::DatasetConfig::gap_min,
-                 "the fewest characters between a segment's end and its copy's start")
+                 "the fewest characters between a segment's end and its copy's start (the "
+                 "segment is any stretch of the window's own earlier text that far back)")
           .owned_by("copy_text", "an integer ≥ 0"),
-      Entry<int>("dataset.gap_max", &Config::dataset, &data::DatasetConfig::gap_max,
-                 "the most characters between a segment's end and its copy's start (gaps are "
-                 "uniform over min … max)")
-          .owned_by("copy_text", "an integer ≥ gap_min"),
       Entry<std::string>("dataset.copy_source", &Config::dataset, &data::DatasetConfig::copy_source,
                          "what the copies hold: \"window\", the segment earlier in the window; "
                          "\"shuffled\", the control, as many characters from elsewhere in the "

@@ -1,13 +1,14 @@
 // The `copy_text` kind, the mixed token task (docs/transformer.md §13): windows of real text (the
 // text kind's corpus, dataset.path) in which dataset.segments segments are repeated verbatim later
 // in the same window, so that a model needs local statistics of text and in-context retrieval in
-// one stream. Each window is n + 1 characters of the corpus at a random place; each segment of
-// segment_min … segment_max characters is copied gap_min … gap_max characters after its end,
-// overwriting the characters there, so the stream stays text. A position is labelled "copied"
-// when the character it predicts lies in a copy after the copy's first character (which nothing
-// announces), else "fresh"; both are scored. With copy_source "shuffled" (the control) each copy
-// is replaced by as many characters drawn from elsewhere in the split's text that the window holds
-// nowhere before, so that the "copied" positions point to nothing.
+// one stream. Each window is n + 1 characters of the corpus at a random place; each copy of
+// segment_min … segment_max characters overwrites the characters at its place, so the stream stays
+// text, and repeats a stretch of the window's own text (never another copy) that ends at least
+// gap_min characters before it. A position is labelled "copied" when the character it predicts
+// lies in a copy after the copy's first character (which nothing announces), else "fresh"; both
+// are scored. With copy_source "shuffled" (the control) each copy holds as many characters drawn
+// from elsewhere in the split's text that the window holds nowhere before, so that the "copied"
+// positions point to nothing.
 #include <algorithm>
 #include <set>
 #include <string>
@@ -22,10 +23,14 @@ constexpr std::uint8_t kFresh = 0, kCopied = 1;
 
 bool shuffled(const DatasetConfig& spec) { return spec.copy_source == "shuffled"; }
 
-// The first token a copy may start at so that every segment and gap fits before it, at the
-// longest segment and gap: every placement of the copies then fits (docs/transformer.md §13).
+// The first `prefix` characters of a window hold no copy, so that every copy has text of the
+// window to repeat: the longest segment and the smallest gap.
+int prefix(const DatasetConfig& spec) { return spec.segment_max + spec.gap_min; }
+
+// The characters a window needs for the prefix and `segments` copies of the longest segment: every
+// draw fits when this is at most n + 1.
 int tightest_window(const DatasetConfig& spec, int segments) {
-  return (segments + 1) * spec.segment_max + spec.gap_max;
+  return prefix(spec) + segments * spec.segment_max;
 }
 
 BrokenRule check_copy_text(const DatasetConfig& spec) {
@@ -39,66 +44,72 @@ BrokenRule check_copy_text(const DatasetConfig& spec) {
     return {"dataset.segment_max",
             "at least dataset.segment_min = " + std::to_string(spec.segment_min)};
   if (spec.gap_min < 0) return {"dataset.gap_min", "an integer ≥ 0"};
-  if (spec.gap_max < spec.gap_min)
-    return {"dataset.gap_max", "at least dataset.gap_min = " + std::to_string(spec.gap_min)};
   if (spec.segments < 1) return {"dataset.segments", "an integer ≥ 1"};
   if (tightest_window(spec, spec.segments) > spec.n + 1) {
     const std::string rule =
-        "(dataset.segments + 1) × dataset.segment_max + dataset.gap_max ≤ dataset.n + 1, so that "
-        "every segment, gap and copy fits in a window at the longest segment and gap";
+        "(dataset.segments + 1) × dataset.segment_max + dataset.gap_min ≤ dataset.n + 1: the "
+        "first segment_max + gap_min characters hold no copy, so that every copy has text to "
+        "repeat, and the copies fit after them at the longest segment";
     if (tightest_window(spec, 1) > spec.n + 1)  // not even one segment fits: n is what to change
-      return {"dataset.n", "at least 2 × dataset.segment_max + dataset.gap_max − 1 = " +
+      return {"dataset.n", "at least 2 × dataset.segment_max + dataset.gap_min − 1 = " +
                                std::to_string(tightest_window(spec, 1) - 1) + " (" + rule +
-                               "); raise dataset.n or lower dataset.segment_max or gap_max"};
+                               "); raise dataset.n or lower dataset.segment_max or gap_min"};
     int most = 1;
     while (tightest_window(spec, most + 1) <= spec.n + 1) ++most;
     return {"dataset.segments",
             "at most " + std::to_string(most) + " for dataset.n = " + std::to_string(spec.n) +
                 ", segment_max = " + std::to_string(spec.segment_max) +
-                " and gap_max = " + std::to_string(spec.gap_max) + " (" + rule + ")"};
+                " and gap_min = " + std::to_string(spec.gap_min) + " (" + rule + ")"};
   }
   return {};
 }
 
-// A copy: `length` characters of the window starting at `source` written again at `destination`
-// (destination = source + length + gap).
+// A copy: `length` characters of the window starting at `source` written again at `destination`.
 struct Copy {
   int length, source, destination;
 };
 
-// Where a window's copies go, drawn from `rng`: the lengths and gaps, then the copies' places,
-// uniform over every way of putting them one after another, without overlap, after the first
-// position every source fits before (stars and bars). In order of destination.
+// Where a window's copies go, drawn from `rng`, in order of destination: the lengths; then the
+// copies' places, uniform over every way of putting them one after another without overlap after
+// the prefix (stars and bars); then each copy's source, uniform over the starts whose `length`
+// characters are all the window's own text (on no copy) and end at least gap_min characters
+// before the copy. The start 0 always qualifies (the prefix holds no copy), so there is one.
 std::vector<Copy> draw_copies(const DatasetConfig& spec, Rng& rng) {
   const int count = spec.segments;
-  std::vector<int> lengths(count), gaps(count);
-  for (int& length : lengths)
+  std::vector<int> lengths(count);
+  int covered = 0;
+  for (int& length : lengths) {
     length =
         spec.segment_min + int(rng.below(std::uint64_t(spec.segment_max - spec.segment_min + 1)));
-  for (int& gap : gaps)
-    gap = spec.gap_min + int(rng.below(std::uint64_t(spec.gap_max - spec.gap_min + 1)));
-  int first = 0, covered = 0;  // the first token a copy may start at; the copies' tokens
-  for (int j = 0; j < count; ++j) {
-    first = std::max(first, lengths[j] + gaps[j]);
-    covered += lengths[j];
+    covered += length;
   }
-  // The room left, slack = n + 1 − first − covered ≥ 0 (check_copy_text), goes into the count + 1
-  // stretches before, between and after the copies: `count` distinct bars among slack + count
-  // places, drawn by Floyd's algorithm (exactly `count` draws).
-  const int slack = spec.n + 1 - first - covered;
+  // The room left, slack = n + 1 − prefix − covered ≥ 0 (check_copy_text), goes into the
+  // count + 1 stretches before, between and after the copies: `count` distinct bars among
+  // slack + count places, drawn by Floyd's algorithm (exactly `count` draws).
+  const int slack = spec.n + 1 - prefix(spec) - covered;
   std::set<int> bars;
   for (int top = slack; top < slack + count; ++top) {
     const int bar = int(rng.below(std::uint64_t(top + 1)));
     bars.insert(bars.count(bar) != 0 ? top : bar);
   }
   std::vector<Copy> copies;
-  int at = first, previous = -1, j = 0;
+  std::vector<bool> on_copy(std::size_t(spec.n + 1), false);
+  int at = prefix(spec), previous = -1;
   for (int bar : bars) {
+    const int length = lengths[copies.size()];
     at += bar - previous - 1;
-    copies.push_back({lengths[j], at - gaps[j] - lengths[j], at});
-    at += lengths[j];
+    copies.push_back({length, 0, at});
+    std::fill_n(on_copy.begin() + at, length, true);
+    at += length;
     previous = bar;
-    ++j;
+  }
+  for (Copy& copy : copies) {
+    std::vector<int> starts;
+    for (int start = 0; start + copy.length + spec.gap_min <= copy.destination; ++start)
+      if (std::none_of(on_copy.begin() + start, on_copy.begin() + start + copy.length,
+                       [](bool taken) { return taken; }))
+        starts.push_back(start);
+    copy.source = starts[std::size_t(rng.below(starts.size()))];
   }
   return copies;
 }
@@ -148,8 +159,7 @@ void draw_windows(const DatasetConfig& spec, const std::vector<std::int32_t>& te
     std::vector<std::int32_t> window(text.begin() + std::ptrdiff_t(start),
                                      text.begin() + std::ptrdiff_t(start) + n + 1);
     std::vector<std::uint8_t> labels(n, kFresh);
-    // In order of destination: a later copy never writes over an earlier copy's source (its
-    // destination lies after that copy's), so every copy is verbatim in the finished window.
+    // No copy lies on a source, so every copy is verbatim in the finished window.
     for (const Copy& copy : draw_copies(spec, rng)) {
       if (shuffled(spec))
         write_unseen_span(text, copy.length, window, copy.destination, shuffle_rng);

@@ -46,11 +46,11 @@ struct DatasetConfig {
   // each kind's defaults: 6 … 20 for copy, 8 … 24 for copy_text).
   int segment_min = 6, segment_max = 20;
   // copy_text only (docs/transformer.md §13): text in which `segments` segments of each window
-  // are repeated later in it, gap_min … gap_max characters after their end; copy_source "window"
+  // are repeated later in it, at least gap_min characters after their end; copy_source "window"
   // (copies of the window's own text) or "shuffled" (the control: text from elsewhere in the
   // corpus, which the window holds nowhere before).
   int segments = 3;
-  int gap_min = 8, gap_max = 32;
+  int gap_min = 8;
   std::string copy_source = "window";
 };
 

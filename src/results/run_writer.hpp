@@ -27,7 +27,7 @@ struct LossColumns {
   std::string task_loss;              // its own loss on the training minibatch
   std::string metric;                 // its held-out metric
   bool bits = false;                  // losses in nats: both again in bits
-  std::vector<std::string> held_out;  // the names of LossPoint::held_out's values
+  std::vector<std::string> held_out = {};  // the names of LossPoint::held_out's values
 };
 void write_loss_curve(const std::filesystem::path& folder,
                       const std::vector<train::LossPoint>& curve, const LossColumns& task);

@@ -54,7 +54,7 @@ class DenoiseRun : public TaskRun {
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
     results::write_loss_curve(folder, training.curve,
-                              {record_.loss_column, record_.metric_column, record_.bits, {}});
+                              {record_.loss_column, record_.metric_column, record_.bits});
     if (trajectory_) results::write_trajectory(folder, trajectory_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {

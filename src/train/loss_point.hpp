@@ -12,7 +12,7 @@ struct LossPoint {
   double learning_rate, loss, task_loss, orthogonality;
   double test_metric = std::numeric_limits<double>::quiet_NaN();  // only at evaluation steps
   // More held-out values at evaluation steps (train::Session::held_out_values); else empty.
-  std::vector<double> held_out;
+  std::vector<double> held_out = {};
 };
 
 }  // namespace ufl::train

@@ -192,7 +192,7 @@ TEST_CASE("copy_text reports its copied and fresh positions apart; its bad keys 
   const std::string tiny =
       " --set dataset.path=" + corpus +
       " --set dataset.n=48 --set dataset.segments=2 --set dataset.segment_min=4"
-      " --set dataset.segment_max=8 --set dataset.gap_min=2 --set dataset.gap_max=8"
+      " --set dataset.segment_max=8 --set dataset.gap_min=2"
       " --set dataset.train_size=200 --set dataset.val_windows=20 --set model.width=16"
       " --set train.steps=20 --set train.batch_size=4 --set train.eval_every=10"
       " --set train.warmup_steps=5 -q";
@@ -247,8 +247,8 @@ TEST_CASE("copy_text reports its copied and fresh positions apart; its bad keys 
       {"--set dataset.segment_min=9",
        "dataset.segment_max must be at least dataset.segment_min = 9, got 8"},
       {"--set dataset.segments=5", "dataset.segments must be at most 4 for dataset.n = 48"},
-      {"--set dataset.n=20",
-       "dataset.n must be at least 2 × dataset.segment_max + dataset.gap_max − 1 = 23"},
+      {"--set dataset.n=16",
+       "dataset.n must be at least 2 × dataset.segment_max + dataset.gap_min − 1 = 17"},
       {"--set dataset.copy_source=nowhere", "dataset.copy_source must be \"window\" or"},
       {"--set dataset.kind=text", ", not 'text'; remove it"},
   };

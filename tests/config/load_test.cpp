@@ -68,9 +68,9 @@ TEST_CASE("the segment lengths default to each copying kind's own; copy_text's k
   CHECK(text.dataset.segment_max == 24);
   CHECK(text.dataset.segments == 3);
   CHECK(text.dataset.copy_source == "window");
-  CHECK(to_json(text)["dataset"].contains("gap_max"));
+  CHECK(to_json(text)["dataset"].contains("gap_min"));
   CHECK(to_json(text)["dataset"].contains("path"));  // the text kind's corpus keys
-  CHECK_FALSE(to_json(copy)["dataset"].contains("gap_max"));
+  CHECK_FALSE(to_json(copy)["dataset"].contains("gap_min"));
   const Config given = parse_config(
       R"({"dataset": {"kind": "copy_text", "n": 128, "segment_min": 5}, )" + tokens + "}", "t");
   CHECK(given.dataset.segment_min == 5);

@@ -1,9 +1,10 @@
 // The `copy_text` kind (docs/transformer.md §13): windows of text in which dataset.segments
-// segments are repeated verbatim later in the same window, gap_min … gap_max characters after
-// them; the positions that predict a copy's characters after its first are labelled "copied",
-// every other position "fresh", and both are scored. The control (copy_source "shuffled") puts
-// the same number of characters at the same places, drawn from elsewhere in the text and found
-// nowhere earlier in the window. Same seed, same data; keys that cannot be met are refused.
+// segments of the window's own text (never a copy) are repeated verbatim later in it, at least
+// gap_min characters after them; the positions that predict a copy's characters after its first are
+// labelled "copied", every other position "fresh", and both are scored. The control (copy_source
+// "shuffled") puts the same number of characters at the same places, drawn from elsewhere in the
+// text and found nowhere earlier in the window. Same seed, same data; keys that cannot be met are
+// refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -44,7 +45,6 @@ data::DatasetConfig copy_text_spec(const std::string& path) {
   spec.segment_max = 24;
   spec.segments = 3;
   spec.gap_min = 8;
-  spec.gap_max = 32;
   spec.train_size = 300;
   spec.val_windows = 50;
   return spec;
@@ -67,14 +67,17 @@ std::vector<Run> copied_runs(const data::TokenSplit& split, int s) {
   return runs;
 }
 
-// The starts of every earlier occurrence of window[first … last] that ends `gap` characters
-// before `first`, with gap_min ≤ gap ≤ gap_max.
-std::vector<int> sources(const std::int32_t* window, Run copy, const data::DatasetConfig& spec) {
+// The starts of every earlier occurrence of window[first … last] in the window's own text (on no
+// copy of `copies`) that ends at least gap_min characters before `first`.
+std::vector<int> sources(const std::int32_t* window, Run copy, const std::vector<Run>& copies,
+                         const data::DatasetConfig& spec) {
   const int length = copy.last - copy.first + 1;
   std::vector<int> found;
-  for (int gap = spec.gap_min; gap <= spec.gap_max; ++gap) {
-    const int source = copy.first - gap - length;
-    if (source >= 0 && std::equal(window + source, window + source + length, window + copy.first))
+  for (int source = 0; source + length + spec.gap_min <= copy.first; ++source) {
+    const bool on_copy = std::any_of(copies.begin(), copies.end(), [&](const Run& other) {
+      return source <= other.last && source + length - 1 >= other.first;
+    });
+    if (!on_copy && std::equal(window + source, window + source + length, window + copy.first))
       found.push_back(source);
   }
   return found;
@@ -108,7 +111,8 @@ TEST_CASE("copy_text: each window repeats its segments verbatim where the labels
     for (int s = 0; s < split->count(); ++s) {
       const std::int32_t* window = split->window(s);
       const std::vector<Run> runs = copied_runs(*split, s);
-      REQUIRE(runs.size() == 3);  // dataset.segments copies, never touching
+      REQUIRE(runs.size() == 3);            // dataset.segments copies, never touching
+      CHECK(runs.front().first >= 24 + 8);  // the prefix of segment_max + gap_min holds none
       for (const Run& copy : runs) {
         const int length = copy.last - copy.first + 1;
         CHECK(length >= 8);
@@ -116,7 +120,7 @@ TEST_CASE("copy_text: each window repeats its segments verbatim where the labels
         lengths_seen[std::size_t(length)] = true;
         // The copy's first character is in it (it matches the source) but is not labelled: the
         // position that predicts it is fresh.
-        CHECK(!sources(window, copy, spec).empty());
+        CHECK(!sources(window, copy, runs, spec).empty());
         REQUIRE(copy.first >= 1);
         CHECK(split->labels[split->label_of(s)[copy.first - 1]].name == "fresh");
       }
@@ -240,17 +244,15 @@ TEST_CASE("copy_text: keys that cannot be met are refused with the key and what 
        "dataset.segment_max: must be at least dataset.segment_min = 30"},
       {[](data::DatasetConfig& s) { s.segment_min = 1; },
        "dataset.segment_min: must be an integer ≥ 2"},
-      {[](data::DatasetConfig& s) { s.gap_min = 40; },
-       "dataset.gap_max: must be at least dataset.gap_min = 40"},
       {[](data::DatasetConfig& s) { s.gap_min = -1; }, "dataset.gap_min: must be an integer ≥ 0"},
       {[](data::DatasetConfig& s) { s.segments = 0; }, "dataset.segments: must be an integer ≥ 1"},
-      // (4 + 1) × 24 + 32 = 152 > 129.
-      {[](data::DatasetConfig& s) { s.segments = 4; },
-       "dataset.segments: must be at most 3 for dataset.n = 128, segment_max = 24 and gap_max = "
-       "32"},
-      // Not even one: 2 × 24 + 32 = 80 > 65.
-      {[](data::DatasetConfig& s) { s.n = 64; },
-       "dataset.n: must be at least 2 × dataset.segment_max + dataset.gap_max − 1 = 79"},
+      // (5 + 1) × 24 + 8 = 152 > 129.
+      {[](data::DatasetConfig& s) { s.segments = 5; },
+       "dataset.segments: must be at most 4 for dataset.n = 128, segment_max = 24 and gap_min = "
+       "8"},
+      // Not even one: 2 × 24 + 8 = 56 > 51.
+      {[](data::DatasetConfig& s) { s.n = 50; },
+       "dataset.n: must be at least 2 × dataset.segment_max + dataset.gap_min − 1 = 55"},
       {[](data::DatasetConfig& s) { s.copy_source = "elsewhere"; },
        "dataset.copy_source: must be \"window\" or \"shuffled\""},
       {[](data::DatasetConfig& s) { s.val_windows = 0; }, "dataset.val_windows"},
@@ -262,13 +264,17 @@ TEST_CASE("copy_text: keys that cannot be met are refused with the key and what 
     CAPTURE(message);
     CHECK(message.find(c.message) != std::string::npos);
   }
-  // The tightest setting that fits: (3 + 1) × 24 + 32 = 128 ≤ n + 1 with n = 127.
+  // The tightest setting that fits: (3 + 1) × 24 + 8 = 104 ≤ n + 1 with n = 103.
   data::DatasetConfig tight = good;
-  tight.n = 127;
+  tight.n = 103;
   CHECK(refusal(tight).empty());
   tight.train_size = 200;
   const data::TokenDataset data = data::generate_tokens(tight, 2);
-  for (int s = 0; s < data.train.count(); ++s) CHECK(copied_runs(data.train, s).size() == 3);
+  for (int s = 0; s < data.train.count(); ++s) {
+    const std::vector<Run> runs = copied_runs(data.train, s);
+    CHECK(runs.size() == 3);
+    for (const Run& copy : runs) CHECK(!sources(data.train.window(s), copy, runs, tight).empty());
+  }
 }
 
 TEST_CASE("copy_text's control refuses a text too repetitive to hold unseen segments") {
