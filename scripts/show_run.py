@@ -106,6 +106,12 @@ def plot_loss(axis, loss, header, bits, gap=0.2):
         held_out = ~np.isnan(loss[metric])
         axis.plot(steps[held_out], loss[metric][held_out], "o-", ms=2.5, lw=1,
                   label=HELD_OUT.get(metric, metric.replace("_", " ")))
+    # Data whose positions carry labels (copy_text: copied, fresh): each label's validation loss.
+    for column in header[6:]:
+        if column.startswith("val_loss_") and not np.isnan(loss[column]).all():
+            held_out = ~np.isnan(loss[column])
+            axis.plot(steps[held_out], loss[column][held_out], ".--", ms=2.5, lw=0.8,
+                      label=f"validation loss, {column[len('val_loss_'):]} positions")
     finite = loss["loss"][np.isfinite(loss["loss"])]
     # A log scale where the loss spans more than a decade or so (denoising from ~3 to ~0.1).
     if finite.size and finite.min() > 0 and finite.max() > 20 * finite.min():

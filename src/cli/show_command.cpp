@@ -19,6 +19,7 @@
 #include "io/log.hpp"
 #include "model/block.hpp"
 #include "results/figures.hpp"
+#include "task/label_scores.hpp"
 #include "task/registry.hpp"
 #include "train/run_status.hpp"
 
@@ -159,6 +160,8 @@ int run_show(const ShowArguments& arguments) {
         std::cout << "validation loss " << number(metrics, "validation_loss") << " nats ("
                   << number(metrics, "validation_bits") << " bits) per token, accuracy "
                   << number(metrics, "validation_accuracy", "{:.3f}") << "\n";
+      if (const std::string labels = task::label_scores_text(metrics); !labels.empty())
+        std::cout << labels << "\n";
       else
         std::cout << "test MSE " << number(metrics, "test_mse") << " (optimum "
                   << number(metrics, "optimal_mse") << ", best fixed operator "

@@ -354,14 +354,15 @@ std::vector<Key> build_table() {
       Entry<std::string>("dataset.path", &Config::dataset, &data::DatasetConfig::path,
                          "a UTF-8 text file, or a folder whose UTF-8 text files are read in name "
                          "order; characters are the tokens (docs/transformer.md §2)")
-          .owned_by("text", "a readable text file or folder with ≥ 10 windows per split"),
+          .owned_by_kinds({"text", "copy_text"},
+                          "a readable text file or folder with ≥ 10 windows per split"),
       Entry<double>("dataset.val_fraction", &Config::dataset, &data::DatasetConfig::val_fraction,
                     "the last fraction of the characters, held out for validation")
-          .owned_by("text", "a number between 0 and 1 (exclusive)"),
+          .owned_by_kinds({"text", "copy_text"}, "a number between 0 and 1 (exclusive)"),
       Entry<int>("dataset.val_windows", &Config::dataset, &data::DatasetConfig::val_windows,
                  "validation windows of n + 1 characters, drawn once from the data seed; the "
                  "validation loss is their mean")
-          .owned_by("text", "an integer ≥ 1"),
+          .owned_by_kinds({"text", "copy_text"}, "an integer ≥ 1"),
       Entry<int>("dataset.vocab", &Config::dataset, &data::DatasetConfig::vocab,
                  "mqar: tokens, keys from the first half, values from the second; copy: the "
                  "letters of a segment (the separator and newline come on top)")
@@ -383,13 +384,43 @@ std::vector<Key> build_table() {
                          "token of their own (Zoology's random_non_queries = False)")
           .owned_by("mqar", "\"random\" or \"blank\""),
       Entry<int>("dataset.segment_min", &Config::dataset, &data::DatasetConfig::segment_min,
-                 "the shortest segment a line copies (lengths are uniform over min … max)")
-          .owned_by("copy", "an integer ≥ 1"),
+                 "the shortest segment that is copied (copy: a line's; copy_text: a window's; "
+                 "lengths are uniform over min … max)")
+          .owned_by_kinds({"copy", "copy_text"}, "copy: an integer ≥ 1; copy_text: ≥ 2")
+          .follows("6 for copy, 8 for copy_text",
+                   [](Config& c) {
+                     const data::DatasetKind* kind = data::find_dataset_kind(c.dataset.kind);
+                     if (kind != nullptr && kind->default_segment_min > 0)
+                       c.dataset.segment_min = kind->default_segment_min;
+                   }),
       Entry<int>("dataset.segment_max", &Config::dataset, &data::DatasetConfig::segment_max,
-                 "the longest segment a line copies")
-          .owned_by("copy",
-                    "segment_min ≤ segment_max ≤ (n − 1)/2, so that a whole line fits in n + 1 "
-                    "tokens"),
+                 "the longest segment that is copied")
+          .owned_by_kinds({"copy", "copy_text"},
+                          "copy: segment_min ≤ segment_max ≤ (n − 1)/2, so that a whole line fits "
+                          "in n + 1 tokens; copy_text: segment_min ≤ segment_max, with "
+                          "(segments + 1) × segment_max + gap_min ≤ n + 1")
+          .follows("20 for copy, 24 for copy_text",
+                   [](Config& c) {
+                     const data::DatasetKind* kind = data::find_dataset_kind(c.dataset.kind);
+                     if (kind != nullptr && kind->default_segment_max > 0)
+                       c.dataset.segment_max = kind->default_segment_max;
+                   }),
+      Entry<int>("dataset.segments", &Config::dataset, &data::DatasetConfig::segments,
+                 "segments of each window repeated verbatim later in it (docs/transformer.md §13)")
+          .owned_by("copy_text",
+                    "an integer ≥ 1 with (segments + 1) × segment_max + gap_min ≤ n + 1: the "
+                    "first segment_max + gap_min characters hold no copy, and the copies fit "
+                    "after them"),
+      Entry<int>("dataset.gap_min", &Config::dataset, &data::DatasetConfig::gap_min,
+                 "the fewest characters between a segment's end and its copy's start (the "
+                 "segment is any stretch of the window's own earlier text that far back)")
+          .owned_by("copy_text", "an integer ≥ 0"),
+      Entry<std::string>("dataset.copy_source", &Config::dataset, &data::DatasetConfig::copy_source,
+                         "what the copies hold: \"window\", the segment earlier in the window; "
+                         "\"shuffled\", the control, as many characters from elsewhere in the "
+                         "text that the window holds nowhere before, so that copies point to "
+                         "nothing")
+          .owned_by("copy_text", "\"window\" or \"shuffled\""),
       Entry<std::string>("layer.mixer", &Config::layer, &model::LayerConfig::mixer,
                          "how the layer builds its operator M: the universal layer or one of its "
                          "special cases (docs/universality.md); in transformer blocks also a list "

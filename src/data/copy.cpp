@@ -14,6 +14,9 @@
 namespace ufl::data {
 namespace {
 
+// The labels of positions (TokenSplit::labels): only the copied letters are scored.
+constexpr std::uint8_t kOther = 0, kCopied = 1;
+
 BrokenRule check_copy(const DatasetConfig& spec) {
   if (spec.vocab < 2) return {"dataset.vocab", "an integer ≥ 2 (the letters of a segment)"};
   if (spec.segment_min < 1) return {"dataset.segment_min", "an integer ≥ 1"};
@@ -29,15 +32,15 @@ BrokenRule check_copy(const DatasetConfig& spec) {
   return {};
 }
 
-// Appends one sequence of n + 1 tokens with its weights: lines one after another, the first
-// entered at a random token, so that no position of the window marks where lines begin.
+// Appends one sequence of n + 1 tokens with its positions' labels: lines one after another, the
+// first entered at a random token, so that no position of the window marks where lines begin.
 // Position p predicts token p + 1: the separator and every copied letter but the last are scored.
 void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   const int n = spec.n;
   const std::int32_t separator = spec.vocab, newline = spec.vocab + 1;
   split.starts.push_back(std::int64_t(split.stream.size()));
   std::vector<std::int32_t> sequence;
-  std::vector<float> weights;
+  std::vector<std::uint8_t> labels;
   bool first_line = true;
   while (int(sequence.size()) < n + 1) {
     const int length =
@@ -47,22 +50,22 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
     sequence.push_back(separator);
     for (int k = 0; k < length; ++k) sequence.push_back(sequence[first + k]);
     sequence.push_back(newline);
-    weights.resize(sequence.size(), 0.0f);
-    std::fill_n(weights.begin() + std::ptrdiff_t(first + length), length, 1.0f);
+    labels.resize(sequence.size(), kOther);
+    std::fill_n(labels.begin() + std::ptrdiff_t(first + length), length, kCopied);
     if (first_line) {
       // Enter the first line at a random token of it; a copied letter whose source was cut off
       // is not scored (nothing in the window says what it is).
       const std::ptrdiff_t skip = std::ptrdiff_t(rng.below(sequence.size()));
-      for (int k = 0; k < length && k < skip; ++k) weights[length + k] = 0.0f;
+      for (int k = 0; k < length && k < skip; ++k) labels[length + k] = kOther;
       sequence.erase(sequence.begin(), sequence.begin() + skip);
-      weights.erase(weights.begin(), weights.begin() + skip);
+      labels.erase(labels.begin(), labels.begin() + skip);
       first_line = false;
     }
   }
   sequence.resize(n + 1);
-  weights.resize(n);
+  labels.resize(n);
   split.stream.insert(split.stream.end(), sequence.begin(), sequence.end());
-  split.weights.insert(split.weights.end(), weights.begin(), weights.end());
+  split.position_labels.insert(split.position_labels.end(), labels.begin(), labels.end());
 }
 
 TokenDataset draw_copy(const DatasetConfig& spec, std::uint64_t seed) {
@@ -73,6 +76,8 @@ TokenDataset draw_copy(const DatasetConfig& spec, std::uint64_t seed) {
   data.vocab.push_back("|");
   data.vocab.push_back("\n");
   draw_token_splits(spec, seed, data, draw_sequence);
+  for (TokenSplit* split : {&data.train, &data.validation})
+    split->labels = {{"other", 0.0f}, {"copied", 1.0f}};  // kOther, kCopied
   return data;
 }
 
@@ -87,6 +92,8 @@ DatasetKind copy_kind() {
   kind.claimed_operator = "attention";
   kind.check = check_copy;
   kind.default_vocab = 26;
+  kind.default_segment_min = 6;
+  kind.default_segment_max = 20;
   kind.vocabulary_key = "dataset.vocab";
   kind.tokens = draw_copy;
   kind.vocabulary_bound = [](const DatasetConfig& spec) { return double(spec.vocab + 2); };

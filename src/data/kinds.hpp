@@ -58,6 +58,12 @@ std::vector<int> induction_second_keys(int n);  // the second half's key positio
 Eigen::MatrixXd induction_covariance(int n);
 void draw_induction_signal(int n, int d, Rng& rng, double* clean, std::int32_t* partners);
 
+// text (data/text.cpp): the corpus of dataset.path read into a vocabulary (its sorted
+// characters), the training stream (the first 1 − dataset.val_fraction of the characters) and the
+// validation stream, with the files read and skipped; no windows yet (TokenSplit::starts empty).
+// copy_text draws its windows from these streams.
+TokenDataset read_text_streams(const DatasetConfig& spec);
+
 // The drawn token kinds (mqar, copy; data/drawn_tokens.cpp): dataset.train_size training and
 // dataset.test_size held-out sequences of n + 1 tokens, each appended to its split by
 // `draw_sequence` from the training or the test stream; and the counts their records report.

@@ -18,6 +18,10 @@
 namespace ufl::data {
 namespace {
 
+// The labels of positions (TokenSplit::labels): only the queries, which predict their values, are
+// scored.
+constexpr std::uint8_t kOther = 0, kQuery = 1;
+
 // Query slots of two positions after the pairs in a sequence of n + 1 tokens.
 int query_slots(int n, int pairs) { return (n + 1 - 2 * pairs) / 2; }
 
@@ -56,7 +60,7 @@ BrokenRule check_mqar(const DatasetConfig& spec) {
   return {};
 }
 
-// Appends one sequence of n + 1 tokens to `split` with its weights.
+// Appends one sequence of n + 1 tokens to `split` with its positions' labels.
 void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   const int n = spec.n, pairs = spec.pairs, half = spec.vocab / 2;
   // Distinct keys and values: the first `pairs` of a partial Fisher–Yates shuffle of the tokens
@@ -81,7 +85,7 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
   const std::int64_t start = std::int64_t(split.stream.size());
   split.starts.push_back(start);
   std::vector<std::int32_t> sequence(n + 1);
-  std::vector<float> weights(n, 0.0f);
+  std::vector<std::uint8_t> labels(n, kOther);
   for (int k = 0; k < pairs; ++k) {
     sequence[2 * k] = keys[k];
     sequence[2 * k + 1] = values[k];
@@ -100,10 +104,10 @@ void draw_sequence(const DatasetConfig& spec, Rng& rng, TokenSplit& split) {
     const int at = 2 * pairs + 2 * slot[q];
     sequence[at] = keys[order[q]];
     sequence[at + 1] = values[order[q]];
-    weights[at] = 1.0f;  // position `at` predicts token at + 1, the value
+    labels[at] = kQuery;  // position `at` predicts token at + 1, the value
   }
   split.stream.insert(split.stream.end(), sequence.begin(), sequence.end());
-  split.weights.insert(split.weights.end(), weights.begin(), weights.end());
+  split.position_labels.insert(split.position_labels.end(), labels.begin(), labels.end());
 }
 
 TokenDataset draw_mqar(const DatasetConfig& spec, std::uint64_t seed) {
@@ -113,6 +117,8 @@ TokenDataset draw_mqar(const DatasetConfig& spec, std::uint64_t seed) {
                                             : "v" + std::to_string(t - spec.vocab / 2));
   if (blank_filler(spec)) data.vocab.push_back("_");
   draw_token_splits(spec, seed, data, draw_sequence);
+  for (TokenSplit* split : {&data.train, &data.validation})
+    split->labels = {{"other", 0.0f}, {"query", 1.0f}};  // kOther, kQuery
   return data;
 }
 

@@ -7,9 +7,9 @@ namespace ufl::data {
 
 const std::vector<DatasetKind>& dataset_kinds() {
   static const std::vector<DatasetKind> kinds = {
-      local_kind(),     global_kind(), periodic_kind(), lowrank_kind(),
-      induction_kind(), text_kind(),   mqar_kind(),     copy_kind(),
-      hadamard_kind(),  haar_kind(),   dct_kind(),      butterfly_kind()};
+      local_kind(), global_kind(), periodic_kind(), lowrank_kind(),   induction_kind(),
+      text_kind(),  mqar_kind(),   copy_kind(),     copy_text_kind(), hadamard_kind(),
+      haar_kind(),  dct_kind(),    butterfly_kind()};
   return kinds;
 }
 

@@ -81,8 +81,8 @@ struct DatasetKind {
   std::vector<std::string> shared_keys = {"dataset.d", "dataset.noise", "dataset.train_size",
                                           "dataset.test_size"};
 
-  // Token kinds (text, mqar; task next_token): reads or draws the token data. Float kinds leave
-  // it empty and fill the members above.
+  // Token kinds (text, mqar, copy, copy_text; task next_token): reads or draws the token data.
+  // Float kinds leave it empty and fill the members above.
   std::function<TokenDataset(const DatasetConfig&, std::uint64_t seed)> tokens;
   // Kinds that read the user's files (text): refuses files that cannot be data, judged from a
   // bounded prefix before the memory estimate counts their sizes (std::invalid_argument, one
@@ -99,6 +99,9 @@ struct DatasetKind {
   std::function<double(const DatasetConfig&)> vocabulary_bound, token_count;
   // Token kinds with a drawn vocabulary (mqar, copy): dataset.vocab when the config omits it.
   int default_vocab = 0;
+  // Kinds that copy segments (copy, copy_text): dataset.segment_min and segment_max when the
+  // config omits them.
+  int default_segment_min = 0, default_segment_max = 0;
   // Token kinds: the held-out windows every evaluation scores.
   std::function<int(const DatasetConfig&)> held_out_windows;
 };
@@ -125,6 +128,7 @@ DatasetKind induction_kind();
 DatasetKind text_kind();
 DatasetKind mqar_kind();
 DatasetKind copy_kind();
+DatasetKind copy_text_kind();
 // The planted kinds (docs/planted.md): optima outside the four families of Section 8.
 DatasetKind hadamard_kind();
 DatasetKind haar_kind();

@@ -25,6 +25,10 @@ enum class Stream : std::uint64_t {
   kMinibatches = 5,
   kMonteCarlo = 6,
   kSampling = 7,  // ufl sample: the tokens drawn from the model's distribution
+  // copy_text's control (dataset.copy_source "shuffled"): the segments drawn from elsewhere in
+  // the training and the validation text, apart from the windows' own draws
+  kTrainShuffled = 8,
+  kTestShuffled = 9,
 };
 
 // Everything a stream needs to continue where it stopped (checkpoints).

@@ -269,7 +269,9 @@ BrokenRule check_text(const DatasetConfig& spec) {
   return {};
 }
 
-TokenDataset read_text(const DatasetConfig& spec, std::uint64_t seed) {
+}  // namespace
+
+TokenDataset read_text_streams(const DatasetConfig& spec) {
   Corpus corpus = read_corpus(spec.path);
   TokenDataset data;
   std::vector<std::uint32_t> characters = corpus.points;
@@ -306,14 +308,21 @@ TokenDataset read_text(const DatasetConfig& spec, std::uint64_t seed) {
                      characters.begin());
     (k < train_size ? data.train.stream : data.validation.stream).push_back(id);
   }
+  data.files = std::move(corpus.files);
+  data.skipped_files = std::move(corpus.skipped);
+  return data;
+}
+
+namespace {
+
+TokenDataset read_text(const DatasetConfig& spec, std::uint64_t seed) {
+  TokenDataset data = read_text_streams(spec);
   for (std::size_t s = 0; s + spec.n < data.train.stream.size(); ++s)
     data.train.starts.push_back(std::int64_t(s));
   Rng rng(seed, Stream::kTestSamples);
   const std::uint64_t room = data.validation.stream.size() - spec.n;
   for (int w = 0; w < spec.val_windows; ++w)
     data.validation.starts.push_back(std::int64_t(rng.below(room)));
-  data.files = std::move(corpus.files);
-  data.skipped_files = std::move(corpus.skipped);
   return data;
 }
 

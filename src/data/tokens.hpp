@@ -1,8 +1,8 @@
 #pragma once
-// Token data for the next_token task (docs/transformer.md §2): the `text` and `mqar` kinds give
-// sequences of token ids instead of float n×d samples. A sample is a window of n + 1 tokens of a
-// split's stream: the model reads the first n and predicts the last n (position i predicts
-// token i + 1).
+// Token data for the next_token task (docs/transformer.md §2): the token kinds (text, mqar, copy,
+// copy_text) give sequences of token ids instead of float n×d samples. A sample is a window of
+// n + 1 tokens of a split's stream: the model reads the first n and predicts the last n (position
+// i predicts token i + 1).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,18 +11,35 @@
 
 namespace ufl::data {
 
+// What a position of a window is, for kinds that tell positions apart (docs/transformer.md §1):
+// the label's name and the weight of the loss at its positions (0: not scored).
+struct PositionLabel {
+  std::string name;  // "copied", "fresh", "query", "other"
+  float weight = 1;
+};
+
 struct TokenSplit {
   int n = 0;                         // positions per sample
   std::vector<std::int32_t> stream;  // the split's token ids
   std::vector<std::int64_t> starts;  // sample s reads stream[starts[s] .. starts[s] + n]
-  // count × n: the weight of each position's loss (mqar: 1 at the values that follow a query,
-  // else 0). Empty: every position counts once.
-  std::vector<float> weights;
+  // The labels this kind gives positions (copy: "copied", scored, and "other", not; mqar: "query"
+  // and "other"; copy_text: "fresh" and "copied", both scored) and, count × n, the index into
+  // `labels` of each position: position i of window s is labels[label_of(s)[i]]. Position i
+  // predicts token i + 1, so its label says what that token is. Empty: every position is scored
+  // with weight 1.
+  std::vector<PositionLabel> labels;
+  std::vector<std::uint8_t> position_labels;
 
   int count() const { return static_cast<int>(starts.size()); }
   const std::int32_t* window(int s) const { return stream.data() + starts[s]; }  // n + 1 ids
-  const float* weights_of(int s) const {
-    return weights.empty() ? nullptr : weights.data() + static_cast<std::size_t>(s) * n;
+  const std::uint8_t* label_of(int s) const {
+    return position_labels.empty() ? nullptr
+                                   : position_labels.data() + static_cast<std::size_t>(s) * n;
+  }
+  // The weight of position i of window s in the loss.
+  float weight(int s, int i) const {
+    const std::uint8_t* label = label_of(s);
+    return label == nullptr ? 1.0f : labels[label[i]].weight;
   }
 };
 

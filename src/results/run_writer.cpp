@@ -54,6 +54,7 @@ void write_loss_curve(const std::filesystem::path& folder,
   std::ostringstream csv;
   csv << "step,lr,loss," << task.task_loss << ",orthogonality," << task.metric;
   if (task.bits) csv << ",train_bits,val_bits";
+  for (const std::string& column : task.held_out) csv << ',' << column;
   csv << '\n';
   char line[256];
   auto held_out = [&](double value, double factor) {
@@ -70,6 +71,10 @@ void write_loss_curve(const std::filesystem::path& folder,
       std::snprintf(line, sizeof line, ",%.9g,", point.task_loss / std::numbers::ln2);
       csv << line;
       held_out(point.test_metric, 1.0 / std::numbers::ln2);
+    }
+    for (std::size_t c = 0; c < task.held_out.size(); ++c) {
+      csv << ',';
+      if (c < point.held_out.size()) held_out(point.held_out[c], 1.0);
     }
     csv << '\n';
   }

@@ -20,12 +20,14 @@ void write_parameters(const std::filesystem::path& folder, const model::Model<fl
 void read_parameters(const std::filesystem::path& folder, model::Parameters<float>& params);
 
 // loss.csv: step,lr,loss,<task loss>,orthogonality,<held-out metric> (denoise: mse and test_mse;
-// the metric empty between evaluations), and for tasks in nats the two losses in bits.
+// the metric empty between evaluations), for tasks in nats the two losses in bits, then the more
+// held-out values of each evaluation (LossPoint::held_out), empty between evaluations.
 // The task's columns, from its record (task/registry.hpp).
 struct LossColumns {
-  std::string task_loss;  // its own loss on the training minibatch
-  std::string metric;     // its held-out metric
-  bool bits = false;      // losses in nats: both again in bits
+  std::string task_loss;              // its own loss on the training minibatch
+  std::string metric;                 // its held-out metric
+  bool bits = false;                  // losses in nats: both again in bits
+  std::vector<std::string> held_out = {};  // the names of LossPoint::held_out's values
 };
 void write_loss_curve(const std::filesystem::path& folder,
                       const std::vector<train::LossPoint>& curve, const LossColumns& task);

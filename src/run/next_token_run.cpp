@@ -15,6 +15,7 @@
 #include "model/initialize.hpp"
 #include "results/run_writer.hpp"
 #include "run/task_run.hpp"
+#include "task/label_scores.hpp"
 #include "task/next_token_session.hpp"
 
 namespace ufl::run {
@@ -55,11 +56,13 @@ class NextTokenRun : public TaskRun {
   void write_curves(const std::filesystem::path& folder,
                     const train::TrainResult& training) override {
     results::write_loss_curve(folder, training.curve,
-                              {record_.loss_column, record_.metric_column, record_.bits});
+                              {record_.loss_column, record_.metric_column, record_.bits,
+                               task::held_out_columns(data_.validation)});
     if (gates_) results::write_trajectory(folder, gates_->columns(), training.probe_rows);
   }
   nlohmann::json analyze(const std::filesystem::path& folder) override {
-    task::TokenEvaluator evaluator(model_, data_.validation.count());
+    task::TokenEvaluator evaluator(model_, data_.validation.count(), model::LayerKernels::kFused,
+                                   task::reported_labels(data_.validation));
     const task::TokenScores scores = evaluator.score(data_.validation);
     interrupt::throw_if_stop_requested("analysis");
     nlohmann::json metrics;
@@ -76,6 +79,13 @@ class NextTokenRun : public TaskRun {
     metrics["validation_bits"] = scores.loss / std::numbers::ln2;
     metrics["validation_accuracy"] = scores.accuracy;
     metrics["validation_windows"] = data_.validation.count();
+    // Data whose positions carry two or more scored labels: each label apart (its positions
+    // pooled over the windows; docs/transformer.md §13).
+    for (const task::LabelScores& label : scores.labels)
+      metrics["labels"][label.name] = {{"validation_loss", label.loss},
+                                       {"validation_bits", label.loss / std::numbers::ln2},
+                                       {"validation_accuracy", label.accuracy},
+                                       {"positions", label.positions}};
     metrics["layers"] = analysis::analyze_heads(model_, data_.validation, analysis::kHeadWindows,
                                                 config_.analysis, folder);
     // The seeds' measures (docs/head_structure.md §2), beside the same model at its start.
@@ -93,6 +103,8 @@ class NextTokenRun : public TaskRun {
         "validation loss {:.4f} nats ({:.4f} bits) per token, accuracy {:.3f}, over {} windows",
         metrics.value("validation_loss", 0.0), metrics.value("validation_bits", 0.0),
         metrics.value("validation_accuracy", 0.0), metrics.value("validation_windows", 0)));
+    if (const std::string labels = task::label_scores_text(metrics); !labels.empty())
+      lines.push_back(labels);
     const std::string heads = analysis::heads_text(metrics);
     if (!heads.empty()) lines.push_back("heads became: " + heads);
     return lines;

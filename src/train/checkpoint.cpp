@@ -11,7 +11,8 @@ namespace ufl::train {
 namespace {
 
 constexpr char kMagic[8] = {'U', 'F', 'L', 'C', 'K', 'P', 'T', '1'};
-constexpr std::uint32_t kVersion = 2;  // 1: without the probe rows
+// 1: without the probe rows; 2: without the loss curve's more held-out values (LossPoint::held_out)
+constexpr std::uint32_t kVersion = 3;
 
 class Writer {
  public:
@@ -86,6 +87,7 @@ std::string encode_checkpoint(const TrainingState& state) {
     for (double x :
          {point.learning_rate, point.loss, point.task_loss, point.orthogonality, point.test_metric})
       payload.value(x);
+    payload.array(point.held_out);
   }
   payload.value(state.train_seconds);
   payload.value<std::uint64_t>(state.probe_rows.size());
@@ -114,8 +116,8 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
   std::uint64_t length, checksum;
   std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
   std::memcpy(&length, bytes.data() + sizeof kMagic + sizeof version, sizeof length);
-  if (version != 1 && version != kVersion)
-    header.fail("format version " + std::to_string(version) + ", expected 1 or 2");
+  if (version < 1 || version > kVersion)
+    header.fail("format version " + std::to_string(version) + ", expected 1, 2 or 3");
   if (length != bytes.size() - header_size - sizeof checksum) header.fail("truncated or padded");
   const std::string_view payload = bytes.substr(header_size, length);
   std::memcpy(&checksum, bytes.data() + header_size + length, sizeof checksum);
@@ -145,6 +147,7 @@ TrainingState decode_checkpoint(std::string_view bytes, const std::string& sourc
     point.task_loss = reader.value<double>();
     point.orthogonality = reader.value<double>();
     point.test_metric = reader.value<double>();
+    if (version >= 3) point.held_out = reader.array<double>();
     state.curve.push_back(point);
   }
   state.train_seconds = reader.value<double>();

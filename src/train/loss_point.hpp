@@ -1,5 +1,6 @@
 #pragma once
 #include <limits>
+#include <vector>
 
 namespace ufl::train {
 
@@ -10,6 +11,8 @@ struct LossPoint {
   // next_token: the cross-entropy in nats), test_metric its held-out value (task/registry.hpp).
   double learning_rate, loss, task_loss, orthogonality;
   double test_metric = std::numeric_limits<double>::quiet_NaN();  // only at evaluation steps
+  // More held-out values at evaluation steps (train::Session::held_out_values); else empty.
+  std::vector<double> held_out = {};
 };
 
 }  // namespace ufl::train

@@ -30,6 +30,10 @@ class Session {
   // incomplete: the caller checks and discards it.
   virtual double evaluate(int observed,
                           const std::function<void(const model::SampleOutputs&)>& observe) = 0;
+  // More held-out values from the last evaluate(), for loss.csv's columns after the task's own
+  // (next_token on data whose positions carry two or more scored labels: the accuracy, and each
+  // label's loss and accuracy; docs/transformer.md §13). Empty for most tasks and data.
+  virtual std::vector<double> held_out_values() const { return {}; }
   // The kernel each layer trains with ("dense", "structured", "composite").
   virtual std::vector<std::string> kernels() const = 0;
 };

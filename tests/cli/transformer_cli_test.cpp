@@ -4,8 +4,10 @@
 // and exit 2.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_support.hpp"
 
@@ -132,7 +134,7 @@ TEST_CASE("bad transformer inputs: one line each, exit 2, nothing written") {
       {"--set layer.heads=64", "layer.heads must be a divisor of model.width = 16"},
       {"--set layer.mixer=fourier", "a mixer with a causal form"},
       {"--set model.block=mixer", "layer.heads belongs to block 'transformer'"},
-      {"--set dataset.kind=local", "dataset.path belongs to dataset kind 'text'"},
+      {"--set dataset.kind=local", "dataset.path belongs to dataset kinds 'text', 'copy_text'"},
       // A hybrid's list (docs/transformer.md §9): one causal mixer per head.
       {R"(--set 'layer.mixer=["attention"]')", "must be a list of layer.heads = 2 mixers"},
       {R"(--set 'layer.mixer=["attention","fourier"]')", "mixers with a causal form"},
@@ -162,7 +164,7 @@ TEST_CASE("a task reads its own kind of data, and next_token needs transformer b
   const std::vector<Case> cases = {
       {R"({"task": {"kind": "next_token"}, "dataset": {"kind": "local"}})",
        "task.kind must be denoise for dataset.kind = \"local\" (next_token reads text, mqar, "
-       "copy)"},
+       "copy, copy_text)"},
       {R"({"dataset": {"kind": "mqar"}})",
        "must be next_token for dataset.kind = \"mqar\" (denoise reads local, global, periodic, "
        "lowrank, induction, hadamard, haar, dct, butterfly)"},
@@ -237,4 +239,89 @@ TEST_CASE("a hybrid block trains, and each of its heads is described and measure
   CHECK(collected.exit_code == 0);
   CHECK(collected.output.find("1 attention + 1 convolution") != std::string::npos);
   CHECK(read_text(csv).find(R"("[""attention"",""convolution""]")") != std::string::npos);
+}
+
+TEST_CASE("copy_text reports its copied and fresh positions apart; its bad keys get one line") {
+  TemporaryFolder folder;
+  const std::string corpus = folder / "corpus.txt";
+  {
+    std::ofstream text(corpus);
+    for (int line = 0; line < 200; ++line)
+      text << "The quick brown fox jumps over the lazy dog " << line % 13
+           << ". A stitch in time saves nine.\n";
+  }
+  const std::string out = folder / "mixed";
+  const std::string tiny =
+      " --set dataset.path=" + corpus +
+      " --set dataset.n=48 --set dataset.segments=2 --set dataset.segment_min=4"
+      " --set dataset.segment_max=8 --set dataset.gap_min=2"
+      " --set dataset.train_size=200 --set dataset.val_windows=20 --set model.width=16"
+      " --set train.steps=20 --set train.batch_size=4 --set train.eval_every=10"
+      " --set train.warmup_steps=5 -q";
+  const CommandResult result =
+      run_ufl("train configs/transformer/copy_text.json --out " + out + tiny);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  // loss.csv: the accuracy and each label's loss and accuracy at every evaluation.
+  std::istringstream curve(read_text(fs::path(out) / "loss.csv"));
+  std::string line;
+  std::getline(curve, line);
+  CHECK(line ==
+        "step,lr,loss,train_loss,orthogonality,val_loss,train_bits,val_bits,val_accuracy,"
+        "val_loss_fresh,val_accuracy_fresh,val_loss_copied,val_accuracy_copied");
+  int evaluations = 0;
+  while (std::getline(curve, line)) {
+    const bool evaluated = line.rfind("10,", 0) == 0 || line.rfind("20,", 0) == 0;
+    CAPTURE(line);
+    CHECK(std::count(line.begin(), line.end(), ',') == 12);
+    CHECK((line.back() != ',') == evaluated);  // empty between evaluations
+    evaluations += evaluated;
+  }
+  CHECK(evaluations == 2);
+  // metrics.json: each label's loss, accuracy and positions; the total is their weighted mean.
+  const auto metrics = nlohmann::json::parse(read_text(fs::path(out) / "metrics.json"));
+  REQUIRE(metrics.contains("labels"));
+  const auto& copied = metrics["labels"]["copied"];
+  const auto& fresh = metrics["labels"]["fresh"];
+  const double copies = copied["positions"].get<double>(),
+               others = fresh["positions"].get<double>();
+  CHECK(copies + others == 20 * 48);
+  CHECK(copies > 0);
+  CHECK(metrics["validation_loss"].get<double>() ==
+        doctest::Approx((copied["validation_loss"].get<double>() * copies +
+                         fresh["validation_loss"].get<double>() * others) /
+                        (copies + others))
+            .epsilon(1e-5));
+  CHECK(metrics["validation_accuracy"].get<double>() ==
+        doctest::Approx((copied["validation_accuracy"].get<double>() * copies +
+                         fresh["validation_accuracy"].get<double>() * others) /
+                        (copies + others))
+            .epsilon(1e-5));
+  const CommandResult shown = run_ufl("show " + out + " --no-figure");
+  INFO(shown.output);
+  CHECK(shown.output.find("\nby label: copied ") != std::string::npos);
+  CHECK(shown.output.find("), fresh ") != std::string::npos);
+
+  struct Case {
+    std::string arguments, message;
+  };
+  const std::vector<Case> cases = {
+      {"--set dataset.segment_min=9",
+       "dataset.segment_max must be at least dataset.segment_min = 9, got 8"},
+      {"--set dataset.segments=5", "dataset.segments must be at most 4 for dataset.n = 48"},
+      {"--set dataset.n=16",
+       "dataset.n must be at least 2 × dataset.segment_max + dataset.gap_min − 1 = 17"},
+      {"--set dataset.copy_source=nowhere", "dataset.copy_source must be \"window\" or"},
+      {"--set dataset.kind=text", ", not 'text'; remove it"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.arguments);
+    const std::string bad = folder / "bad";
+    const CommandResult refused =
+        run_ufl("train configs/transformer/copy_text.json --out " + bad + tiny + " " + c.arguments);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find(c.message) != std::string::npos);
+    CHECK(std::count(refused.output.begin(), refused.output.end(), '\n') == 1);
+    CHECK(!fs::exists(bad));
+  }
 }

@@ -58,6 +58,30 @@ TEST_CASE("the resolved config round-trips and holds only its kind's dataset key
   CHECK(to_json(again) == json);
 }
 
+TEST_CASE("the segment lengths default to each copying kind's own; copy_text's keys are its own") {
+  const std::string tokens = R"("task": {"kind": "next_token"}, "model": {"block": "transformer"})";
+  const Config copy =
+      parse_config(R"({"dataset": {"kind": "copy", "n": 64}, )" + tokens + "}", "t");
+  CHECK(copy.dataset.segment_min == 6);
+  CHECK(copy.dataset.segment_max == 20);
+  const Config text =
+      parse_config(R"({"dataset": {"kind": "copy_text", "n": 128}, )" + tokens + "}", "t");
+  CHECK(text.dataset.segment_min == 8);
+  CHECK(text.dataset.segment_max == 24);
+  CHECK(text.dataset.segments == 3);
+  CHECK(text.dataset.copy_source == "window");
+  CHECK(to_json(text)["dataset"].contains("gap_min"));
+  CHECK(to_json(text)["dataset"].contains("path"));  // the text kind's corpus keys
+  CHECK_FALSE(to_json(copy)["dataset"].contains("gap_min"));
+  const Config given = parse_config(
+      R"({"dataset": {"kind": "copy_text", "n": 128, "segment_min": 5}, )" + tokens + "}", "t");
+  CHECK(given.dataset.segment_min == 5);
+  CHECK(given.dataset.segment_max == 24);
+  CHECK(error_of(R"({"dataset": {"kind": "text", "segments": 2}, )" + tokens + "}")
+            .find("dataset.segments belongs to dataset kind 'copy_text', not 'text'") !=
+        std::string::npos);
+}
+
 TEST_CASE("malformed JSON names the line and column") {
   const std::string message = error_of("{\n  \"seed\": 1,\n  oops\n}");
   CHECK(message.find("test.json: invalid JSON at line 3, column") != std::string::npos);

@@ -1,7 +1,7 @@
 // The `copy` kind (docs/universal_head.md §4): lines of a random segment, `|`, the same segment and
 // a newline, each sequence entering its first line at a random token; the separator and the
-// copied letters but the last are scored, so the scored targets are exactly the copied letters;
-// lines that cannot fit are refused with the largest segment that would.
+// copied letters but the last are scored (labelled "copied"), so the scored targets are exactly
+// the copied letters; lines that cannot fit are refused with the largest segment that would.
 #include <doctest/doctest.h>
 
 #include "data/registry.hpp"
@@ -34,11 +34,17 @@ TEST_CASE("copy sequences: each line's second half repeats its segment; the copi
   CHECK(data.vocab[6] == "\n");
   CHECK(data.train.count() == 40);
   CHECK(data.validation.count() == 10);
+  // Positions are labelled: the copied letters scored, the rest not.
+  REQUIRE(data.train.labels.size() == 2);
+  CHECK(data.train.labels[1].name == "copied");
+  CHECK(data.train.labels[1].weight == 1.0f);
+  CHECK(data.train.labels[0].weight == 0.0f);
   int lengths_seen = 0;
   std::vector<bool> seen(8, false);
   for (int s = 0; s < data.train.count(); ++s) {
     const std::int32_t* window = data.train.window(s);
-    const float* weights = data.train.weights_of(s);
+    std::vector<float> weights(spec.n);  // each position's weight, from its label
+    for (int i = 0; i < spec.n; ++i) weights[i] = data.train.weight(s, i);
     // The window enters its first line at a random token: a scored position there predicts a
     // letter; whole lines follow the first newline.
     int line = 0;

@@ -32,9 +32,16 @@ TEST_CASE("mqar sequences: pairs, then every key queried once and followed by it
   CHECK(data.vocab[10] == "v0");
   CHECK(data.train.count() == 50);
   CHECK(data.validation.count() == 10);
+  // Positions are labelled: the queries scored, the rest not.
+  REQUIRE(data.train.labels.size() == 2);
+  CHECK(data.train.labels[1].name == "query");
+  CHECK(data.train.labels[1].weight == 1.0f);
+  CHECK(data.train.labels[0].weight == 0.0f);
+  CHECK(data.validation.labels.size() == 2);
   for (int s = 0; s < data.train.count(); ++s) {
     const std::int32_t* window = data.train.window(s);
-    const float* weights = data.train.weights_of(s);
+    std::vector<float> weights(spec.n);  // each position's weight, from its label
+    for (int i = 0; i < spec.n; ++i) weights[i] = data.train.weight(s, i);
     std::set<int> keys;
     for (int k = 0; k < 4; ++k) {
       CHECK(window[2 * k] < 10);       // keys from the first half
@@ -80,7 +87,8 @@ TEST_CASE(
   CHECK(data.vocab[20] == "_");
   for (int s = 0; s < data.train.count(); ++s) {
     const std::int32_t* window = data.train.window(s);
-    const float* weights = data.train.weights_of(s);
+    std::vector<float> weights(spec.n);  // each position's weight, from its label
+    for (int i = 0; i < spec.n; ++i) weights[i] = data.train.weight(s, i);
     int blanks = 0;
     for (int i = 8; i <= spec.n; ++i) {
       const bool query = i < spec.n && weights[i] != 0;

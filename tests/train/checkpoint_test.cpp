@@ -8,6 +8,7 @@
 
 #include "../task/train_denoise.hpp"
 #include "config/load.hpp"
+#include "io/content_hash.hpp"
 #include "io/io_error.hpp"
 #include "model/initialize.hpp"
 #include "train/trainer.hpp"
@@ -167,4 +168,48 @@ TEST_CASE("a checkpoint keeps the probe's rows (format version 2)") {
   CHECK(decoded.probe_rows[0].values[0] == 0.5);
   CHECK(std::isnan(decoded.probe_rows[0].values[1]));
   CHECK(decoded.probe_seconds == 1.25);
+}
+
+TEST_CASE("a checkpoint keeps each evaluation's more held-out values (format version 3)") {
+  train::TrainingState state;
+  state.steps_done = state.adam_steps = 2;
+  state.curve.push_back(train::LossPoint{});
+  train::LossPoint evaluated{};
+  evaluated.step = 2;
+  evaluated.test_metric = 1.5;
+  evaluated.held_out = {0.25, 2.0, std::nan("")};
+  state.curve.push_back(evaluated);
+  const train::TrainingState decoded =
+      train::decode_checkpoint(train::encode_checkpoint(state), "memory");
+  REQUIRE(decoded.curve.size() == 2);
+  CHECK(decoded.curve[0].held_out.empty());
+  REQUIRE(decoded.curve[1].held_out.size() == 3);
+  CHECK(decoded.curve[1].held_out[1] == 2.0);
+  CHECK(std::isnan(decoded.curve[1].held_out[2]));
+
+  // A version-2 file, written before these values existed, still resumes (without them): the
+  // same bytes less each point's empty array (a count of 0), with its header's version, length
+  // and checksum.
+  state.curve[1].held_out.clear();
+  const std::string three = train::encode_checkpoint(state);
+  const std::size_t header = 8 + 4 + 8;  // magic, version, payload length
+  // The payload before the first point: steps, three empty arrays, Adam's steps, the sampler's
+  // state, its empty order and position, and the curve's length.
+  const std::size_t first_point = 4 + 3 * 8 + 8 + 4 * 8 + 8 + 1 + 8 + 8 + 8;
+  const std::size_t point = 4 + 5 * 8;
+  std::string payload = three.substr(header, three.size() - header - 8);
+  // Each point's count of 0, the second point's first, so that the first's offset still holds.
+  payload.erase(first_point + 2 * point + 8, 8);
+  payload.erase(first_point + point, 8);
+  std::string two = three.substr(0, 8);
+  const std::uint32_t version = 2;
+  const std::uint64_t length = payload.size(), checksum = io::content_hash(payload);
+  two.append(reinterpret_cast<const char*>(&version), sizeof version);
+  two.append(reinterpret_cast<const char*>(&length), sizeof length);
+  two += payload;
+  two.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+  const train::TrainingState old = train::decode_checkpoint(two, "memory");
+  REQUIRE(old.curve.size() == 2);
+  CHECK(old.curve[1].test_metric == 1.5);
+  CHECK(old.curve[1].held_out.empty());
 }
