@@ -48,13 +48,14 @@ TokenGraph record_token_graph(Tape<float>& tape, model::Model<float>& model, int
       record_token_loss(tape, graph.model, graph.targets, graph.weights);
   graph.loss = entropy.loss;
   graph.correct = entropy.correct;
-  // Each reported label's loss: the same head and cross-entropy, weighted by that label alone.
+  // Each reported label's loss: the same unembedding and cross-entropy, weighted by that label
+  // alone.
   graph.labels = labels;
   for (std::size_t k = 0; k < labels.size(); ++k) {
     graph.label_weights.push_back(
         tape.input(Shape{batch, model.n, 1}, "label_weights" + std::to_string(k)));
-    graph.label_scores.push_back(token_head(model).record_loss(tape, graph.model, graph.targets,
-                                                               graph.label_weights.back()));
+    graph.label_scores.push_back(
+        record_token_loss(tape, graph.model, graph.targets, graph.label_weights.back()));
   }
   return graph;
 }

@@ -149,7 +149,7 @@ TEST_CASE("each label's loss and accuracy pool its positions; their weighted mea
   const config::Config config = tiny_config("attention");
   const data::TokenDataset data = tiny_data(config.dataset.n, true);
   model::Model<float> model(config.dataset.n, 0, config.model, config.layer,
-                            task::make_token_head<float>(int(data.vocab.size())));
+                            task::make_token_ends<float>(int(data.vocab.size())));
   model.params.values = trained.params;
   task::TokenEvaluator evaluator(model, data.validation.count(), model::LayerKernels::kFused,
                                  task::reported_labels(data.validation));
