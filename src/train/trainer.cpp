@@ -177,7 +177,7 @@ class TrainingLoop {
       result_.probe_rows.push_back(ProbeRow{point.step, std::move(values)});
     }
     point.test_metric = metric;
-    point.held_out = session.held_out_values();
+    point.held_out = session_.held_out_values();
     return true;
   }
 

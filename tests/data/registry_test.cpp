@@ -30,7 +30,8 @@ TEST_CASE("every kind is a complete record with a unique name") {
     CHECK(find_dataset_kind(kind.name) == &kind);
   }
   CHECK(dataset_kind_names() ==
-        "local, global, periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, "
+        "local, global, periodic, lowrank, induction, text, mqar, copy, copy_text, hadamard, haar, "
+        "dct, "
         "butterfly");
 }
 
@@ -47,7 +48,7 @@ TEST_CASE("the seed paper's claim per dataset kind (spec §1)") {
   CHECK_THROWS_WITH_AS(
       dataset_kind("image"),
       "dataset.kind: unknown kind \"image\" (expected one of local, global, "
-      "periodic, lowrank, induction, text, mqar, copy, hadamard, haar, dct, butterfly)",
+      "periodic, lowrank, induction, text, mqar, copy, copy_text, hadamard, haar, dct, butterfly)",
       std::invalid_argument);
 }
 
