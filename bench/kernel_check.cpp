@@ -22,19 +22,18 @@
 #include <Eigen/Core>
 #pragma GCC diagnostic pop
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "best_time.hpp"
 #include "options.hpp"
 #include "reference_shapes.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Map = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
 using ConstMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
@@ -45,27 +44,6 @@ using ConstMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
                "[--trials K] [--check RATIO] [--table 1]\n",
                problem.c_str());
   std::exit(problem == "help" ? 0 : 2);
-}
-
-// Seconds per call of `product`, the best of `trials` timed runs of about `seconds` each.
-template <class Product>
-double time_per_call(Product product, double seconds, int trials) {
-  product();
-  int reps = 1;
-  for (;;) {
-    const auto start = Clock::now();
-    for (int r = 0; r < reps; ++r) product();
-    if (std::chrono::duration<double>(Clock::now() - start).count() > 0.01) break;
-    reps *= 2;
-  }
-  reps = std::max(1, int(reps * seconds / 0.01 / trials));
-  double best = 1e30;
-  for (int t = 0; t < trials; ++t) {
-    const auto start = Clock::now();
-    for (int r = 0; r < reps; ++r) product();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() / reps);
-  }
-  return best;
 }
 
 // The same product by Eigen, on maps with the same strides.
@@ -118,13 +96,14 @@ int main(int argc, char** argv) {
   // N³: both on the same operands.
   Matrix a = Matrix::Random(size, size), b = Matrix::Random(size, size), c(size, size);
   const double square_flops = 2.0 * size * size * size;
-  const double kernel_seconds = time_per_call(
+  const double kernel_seconds = ufl::bench::seconds_per_call(
       [&] {
         ufl::small_gemm<float>(false, false, {size, size, size}, {a.data(), size}, {b.data(), size},
                                {c.data(), size});
       },
       seconds, trials);
-  const double eigen_seconds = time_per_call([&] { c.noalias() = a * b; }, seconds, trials);
+  const double eigen_seconds =
+      ufl::bench::seconds_per_call([&] { c.noalias() = a * b; }, seconds, trials);
   const double kernel_gflops = square_flops / kernel_seconds / 1e9;
   const double eigen_gflops = square_flops / eigen_seconds / 1e9;
   const double peak = std::max(kernel_gflops, eigen_gflops);
@@ -139,8 +118,10 @@ int main(int argc, char** argv) {
   for (const ufl::bench::ProductShape& s : ufl::bench::reference_shapes()) {
     ufl::bench::ProductOperands operands(s);
     const double flops = 2.0 * s.rows * s.cols * s.inner;
-    const double kernel = time_per_call([&] { operands.multiply(s); }, seconds / 8, trials);
-    const double eigen = time_per_call([&] { eigen_product(s, operands); }, seconds / 8, trials);
+    const double kernel =
+        ufl::bench::seconds_per_call([&] { operands.multiply(s); }, seconds / 8, trials);
+    const double eigen =
+        ufl::bench::seconds_per_call([&] { eigen_product(s, operands); }, seconds / 8, trials);
     kernel_ms += kernel * s.calls_per_step * 1e3;
     eigen_ms += eigen * s.calls_per_step * 1e3;
     reference_flops += flops * s.calls_per_step;

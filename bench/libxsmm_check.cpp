@@ -1,5 +1,5 @@
-// ufl_libxsmm_check: libxsmm's small-matrix kernels (Debian's libxsmm-dev, generated at run time for
-// this CPU) beside ufl's kernel (tensor/small_gemm.hpp) on the reference transformer step's
+// ufl_libxsmm_check: libxsmm's small-matrix kernels (Debian's libxsmm-dev, generated at run time
+// for this CPU) beside ufl's kernel (tensor/small_gemm.hpp) on the reference transformer step's
 // products (bench/reference_shapes.hpp) and at N³, one thread, operands hot in cache; for the
 // question of issue 38 whether ufl should call libxsmm (bench/README.md, "libxsmm"). Built only by
 // bench/libxsmm_check.sh: ufl itself does not link libxsmm.
@@ -18,19 +18,16 @@
 #pragma GCC diagnostic pop
 #include <libxsmm.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "best_time.hpp"
 #include "options.hpp"
 #include "reference_shapes.hpp"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void usage(const std::string& problem) {
   std::fprintf(stderr,
@@ -38,26 +35,6 @@ using Clock = std::chrono::steady_clock;
                "[--trials K]\n",
                problem.c_str());
   std::exit(problem == "help" ? 0 : 2);
-}
-
-template <class Product>
-double time_per_call(Product product, double seconds, int trials) {
-  product();
-  int reps = 1;
-  for (;;) {
-    const auto start = Clock::now();
-    for (int r = 0; r < reps; ++r) product();
-    if (std::chrono::duration<double>(Clock::now() - start).count() > 0.01) break;
-    reps *= 2;
-  }
-  reps = std::max(1, int(reps * seconds / 0.01 / trials));
-  double best = 1e30;
-  for (int t = 0; t < trials; ++t) {
-    const auto start = Clock::now();
-    for (int r = 0; r < reps; ++r) product();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() / reps);
-  }
-  return best;
 }
 
 // libxsmm's kernel for the row-major product of `s`, or null where it generates none.
@@ -115,10 +92,10 @@ int main(int argc, char** argv) {
       same = ufl_operands.c == xsmm_operands.c ? "yes" : "no";
     }
     const double ufl_seconds =
-        time_per_call([&] { ufl_operands.multiply(s); }, seconds / 8, trials);
+        ufl::bench::seconds_per_call([&] { ufl_operands.multiply(s); }, seconds / 8, trials);
     double xsmm_seconds = 0;
     if (kernel)
-      xsmm_seconds = time_per_call(
+      xsmm_seconds = ufl::bench::seconds_per_call(
           [&] {
             kernel(xsmm_operands.b.data(), xsmm_operands.a.data(), xsmm_operands.c.data());
             if (s.accumulate) xsmm_operands.c[0] *= 0.5f;

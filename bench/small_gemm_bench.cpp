@@ -1,23 +1,20 @@
 // ufl_small_gemm_bench: the small-matrix kernel (tensor/small_gemm.hpp) on the products of one
 // transformer training step at the reference configuration (bench/reference_shapes.hpp), each
-// with the row strides the fused ops give it, one thread. Prints a Markdown table: per shape the calls per step, the GFLOP/s (best of
-// `trials` timed runs) and its share of `--peak` (GFLOP/s of one thread, from ufl_gemm_peak), and
-// the kernel's time per step summed over the shapes.
+// with the row strides the fused ops give it, one thread. Prints a Markdown table: per shape the
+// calls per step, the GFLOP/s (best of `trials` timed runs) and its share of `--peak` (GFLOP/s of
+// one thread, from ufl_gemm_peak), and the kernel's time per step summed over the shapes.
 //
 //   ufl_small_gemm_bench [--peak GFLOPS] [--seconds S] [--trials K]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "best_time.hpp"
 #include "options.hpp"
 #include "reference_shapes.hpp"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void usage(const std::string& problem) {
   std::fprintf(stderr,
@@ -53,22 +50,7 @@ int main(int argc, char** argv) {
     ufl::bench::ProductOperands operands(s);
     auto product = [&] { operands.multiply(s); };
     const double flops = 2.0 * s.rows * s.cols * s.inner;
-    product();
-    int reps = 1;
-    for (;;) {
-      const auto start = Clock::now();
-      for (int r = 0; r < reps; ++r) product();
-      if (std::chrono::duration<double>(Clock::now() - start).count() > 0.01) break;
-      reps *= 2;
-    }
-    const auto one = [&] {
-      const auto start = Clock::now();
-      for (int r = 0; r < reps; ++r) product();
-      return std::chrono::duration<double>(Clock::now() - start).count() / reps;
-    };
-    reps = std::max(1, int(reps * seconds / 0.01 / trials));
-    double best = 1e30;
-    for (int t = 0; t < trials; ++t) best = std::min(best, one());
+    const double best = ufl::bench::seconds_per_call(product, seconds, trials);
     const double gflops = flops / best / 1e9, ms = best * s.calls_per_step * 1e3;
     total_ms += ms;
     total_flops += flops * s.calls_per_step;
