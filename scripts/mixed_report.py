@@ -9,7 +9,8 @@
 RUNS_DIR holds the run folders (the complete ones listed in runs.csv beside it, `ufl collect`, and
 the diverged ones: scripts/ufl_runs.py), named <size>-<arm>-s<seed> (the comparison),
 control-<size>-<arm>-s<seed> (dataset.copy_source = shuffled) and tune-<size>-<arm>-lr<lr> (the
-grid, seed 100, never reported); size d64 or d128, arm one of ARMS below. Writes
+grid, seed 100, never reported); size d64 or d128; arm attention, convolution, hybrid,
+universal, universal_g05, universal_rankn or distance. Writes
 OUT_DIR/tables.md and OUT_DIR/fig_mixed.png and .svg, and prints the tables.
 --extend prints, for each size and arm whose best grid rate is at the grid's edge, the rate one
 step beyond it (size, arm, lr); --tuned prints each size and arm's chosen rate (size, arm, lr,
