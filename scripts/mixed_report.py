@@ -256,7 +256,9 @@ def grid_text(runs, size, arm, chosen):
     cells = []
     for r in rows:
         v = value(r, "total")
-        cell = f"{r['lr']:g}: " + ("✗" if r["diverged"] else f"{v:.3f}" if v is not None else "?")
+        beyond = "" if any(math.isclose(r["lr"], x) for x in LR_GRID) else " (beyond the grid)"
+        cell = f"{r['lr']:g}{beyond}: " + ("✗" if r["diverged"] else f"{v:.3f}" if v is not None
+                                            else "?")
         if chosen and math.isclose(r["lr"], chosen[0]):
             cell = f"**{cell}**"
         cells.append(cell)

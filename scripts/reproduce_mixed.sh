@@ -46,7 +46,7 @@
 #   control: every arm at its tuned rate with dataset.copy_source=shuffled (copies that point to
 #            nothing), seed 1 (run names control-<size>-<arm>-s1).
 # MODE=quick: d64 only, seed 1, no tune part, every arm at 1e-3 (the config's rate), QUICK_STEPS
-# (default 2000) steps; arms attention, convolution, hybrid, universal, and the controls of
+# (default 3000) steps; arms attention, convolution, hybrid, universal, and the controls of
 # attention and convolution. Not the comparison: a check that everything runs and reads.
 #
 # The verdicts (scripts/mixed_report.py states them exactly): (a) attention copies, (b)
@@ -69,7 +69,7 @@
 #   PARTS            "tune compare control" (default), or some of them (full mode)
 #   SIZES            "d64 d128" (default; quick: d64)
 #   ARMS             the arms to run (default: all seven; quick: its four)
-#   QUICK_STEPS      the quick mode's budget (default 2000)
+#   QUICK_STEPS      the quick mode's budget (default 3000)
 #   JOBS=N           parallel runs (default: nproc); each run uses one thread
 #   SLURM=1          submit the runs that are not done as a Slurm job array
 #                    (scripts/sweeps/slurm_array.sh; SBATCH_ARGS, ARRAY_LIMIT as there; a d128
@@ -115,9 +115,10 @@ done
 for part in $parts; do
   case $part in tune | compare | control) ;; *) bad_setting "PARTS takes tune compare control, got '$part'" ;; esac
 done
-quick_steps=${QUICK_STEPS:-2000}
-[[ $quick_steps =~ ^[1-9][0-9]*$ ]] && [ "$quick_steps" -gt 100 ] ||
+quick_steps=${QUICK_STEPS:-3000}
+if ! [[ $quick_steps =~ ^[1-9][0-9]*$ ]] || [ "$quick_steps" -le 100 ]; then
   bad_setting "QUICK_STEPS must be an integer above the 100 warm-up steps, got '$quick_steps'"
+fi
 if [ ! -d /usr/share/games/fortunes ]; then
   echo "reproduce_mixed.sh: copy_text reads Debian's fortunes; install it with" \
        "'bash scripts/install_deps.sh'" >&2
@@ -161,7 +162,9 @@ arm_flags() {
 }
 # lr_flags LR: the rate, decaying by cosine to a tenth (the config's schedule); the budget.
 lr_flags() {
-  local flags="--set train.lr=$1 --set train.lr_final=$(awk "BEGIN { print $1 / 10 }")"
+  local final flags
+  final=$(awk "BEGIN { print $1 / 10 }")
+  flags="--set train.lr=$1 --set train.lr_final=$final"
   [ "$mode" = quick ] && flags+=" --set train.steps=$quick_steps"
   echo "$flags"
 }
