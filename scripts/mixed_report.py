@@ -280,9 +280,10 @@ def size_tables(runs, size, lines):
     lines += [f"{seed_text}; {'/'.join(map(str, steps))} steps, read at the last (the fixed "
               "budget).", ""]
     if verdict["void"]:
-        lines += ["**VOID**: verdict (a) or (b) fails below, so this size's task did not need "
-                  "both tools and the rows say nothing about the universal layer picking one.",
-                  ""]
+        failed = " and ".join(f"({k})" for k in ("a", "b") if not verdict[k][0])
+        lines += [f"**VOID**: verdict {failed} fails (below), so at this size the task did not "
+                  "need both tools and the rows say nothing about the universal layer picking "
+                  "one.", ""]
     elif verdict["void"] is None:
         lines += ["No verdict: attention or convolution did not run.", ""]
     else:
