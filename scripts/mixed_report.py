@@ -31,8 +31,8 @@ Rules, fixed before the runs:
   one seed per arm, attention's copied loss below convolution's (marked: one seed, no interval);
 - verdict (b), convolution holds the fresh positions: convolution's mean fresh loss ≤
   attention's mean fresh loss + 0.01 nats;
-- if (a) or (b) fails at a size, that size's comparison is VOID: the task did not need both tools
-  there, and its rows say nothing about picking the right one;
+- if (a) or (b) fails at a size, that size's comparison is VOID: the controls do not show that
+  the task needs both tools there, and its rows say nothing about picking the right one;
 - verdict (c), the shuffled control: in control-<size>-<arm>-s1 each arm's copied loss must be ≥
   its fresh loss − 0.15 nats (a model that does not copy scores the copied positions 0.13–0.15
   nats below the fresh ones: docs/transformer.md §13, "What the levels are"). An arm that fails it
@@ -281,9 +281,9 @@ def size_tables(runs, size, lines):
               "budget).", ""]
     if verdict["void"]:
         failed = " and ".join(f"({k})" for k in ("a", "b") if not verdict[k][0])
-        lines += [f"**VOID**: verdict {failed} fails (below), so at this size the task did not "
-                  "need both tools and the rows say nothing about the universal layer picking "
-                  "one.", ""]
+        lines += [f"**VOID**: verdict {failed} fails (below): the controls do not show that "
+                  "this size's task needs both tools, so the rows say nothing about the universal "
+                  "layer picking one.", ""]
     elif verdict["void"] is None:
         lines += ["No verdict: attention or convolution did not run.", ""]
     else:
