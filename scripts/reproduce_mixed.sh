@@ -102,7 +102,7 @@ case $mode in
     default_folder=results/mixed-quick
     sizes=${SIZES:-d64}
     arms=${ARMS:-universal attention hybrid convolution}  # the slowest first
-    parts=compare
+    parts="compare control"  # the controls of attention and convolution only
     ;;
   *) bad_setting "MODE must be full or quick, got '$mode'" ;;
 esac
@@ -113,7 +113,10 @@ for arm in $arms; do
   [[ " $all_arms " == *" $arm "* ]] || bad_setting "no arm '$arm' (ARMS: $all_arms)"
 done
 for part in $parts; do
-  case $part in tune | compare | control) ;; *) bad_setting "PARTS takes tune compare control, got '$part'" ;; esac
+  case $part in
+    tune | compare | control) ;;
+    *) bad_setting "PARTS takes tune compare control, got '$part'" ;;
+  esac
 done
 quick_steps=${QUICK_STEPS:-3000}
 if ! [[ $quick_steps =~ ^[1-9][0-9]*$ ]] || [ "$quick_steps" -le 100 ]; then
@@ -144,7 +147,12 @@ arm_flags() {
   local flags="--set model.width=$width --set model.depth=$depth --set layer.heads=$heads"
   case $arm in
     attention)
-      flags+=" --set layer.mixer=attention --set layer.rank=$([ "$size" = d64 ] && echo 97 || echo 64)" ;;
+      flags+=" --set layer.mixer=attention"
+      if [ "$size" = d64 ]; then
+        flags+=" --set layer.rank=97"
+      else
+        flags+=" --set layer.rank=64"
+      fi ;;
     convolution) flags+=" --set layer.mixer=convolution" ;;
     hybrid)
       if [ "$size" = d64 ]; then
@@ -194,15 +202,17 @@ rate_in() {
   awk -v size="$2" -v arm="$3" '$1 == size && $2 == arm { print $3 }' "$1" 2> /dev/null
 }
 
+budget=4000
+[ "$mode" = quick ] && budget=$quick_steps
 echo "copy_text comparison ($mode mode): sizes $sizes; arms $arms; parts $parts;" \
-     "stopping rule: the fixed budget of $([ "$mode" = quick ] && echo "$quick_steps" || echo 4000)" \
-     "steps, final validation loss"
+     "stopping rule: the fixed budget of $budget steps, final validation loss"
 
 if [[ " $parts " == *" tune "* ]]; then
   for size in $sizes; do
     for arm in $arms; do
       for lr in "${lr_grid[@]}"; do
-        add_run "tune-$size-$arm-lr$lr" "$config" 100 "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
+        add_run "tune-$size-$arm-lr$lr" "$config" 100 \
+          "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
       done
     done
   done
@@ -214,7 +224,8 @@ if [[ " $parts " == *" tune "* ]]; then
     for arm in $arms; do
       lr=$(rate_in "$results/extend_lr.tsv" "$size" "$arm")
       [ -n "$lr" ] || continue
-      add_run "tune-$size-$arm-lr$lr" "$config" 100 "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
+      add_run "tune-$size-$arm-lr$lr" "$config" 100 \
+        "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
     done
   done
   run_part "tune, one step beyond the grid's edge ($(wc -l < "$results/extend_lr.tsv") arms)"
@@ -245,7 +256,8 @@ if [[ " $parts " == *" compare "* ]]; then
       lr=$(tuned_lr "$size" "$arm")
       need_rate "$size" "$arm" "$lr"
       for seed in $seeds; do
-        add_run "$size-$arm-s$seed" "$config" "$seed" "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
+        add_run "$size-$arm-s$seed" "$config" "$seed" \
+          "$(arm_flags "$size" "$arm") $(lr_flags "$lr")"
       done
     done
   done
