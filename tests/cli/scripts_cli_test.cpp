@@ -91,7 +91,8 @@ TEST_CASE("every script refuses an argument it does not take: exit 2, the usage 
     CHECK(result.output.find("\n" + script.filename().string() + ": ") != std::string::npos);
   }
   // Scripts that take no arguments refuse any.
-  for (const char* name : {"reproduce_section8.sh", "reproduce_transformer.sh", "test.sh"}) {
+  for (const char* name :
+       {"reproduce_section8.sh", "reproduce_transformer.sh", "reproduce_mixed.sh", "test.sh"}) {
     const CommandResult extra =
         run_command("(cd " + folder.path.string() + " && " + environment + " bash " + source_dir() +
                     "/scripts/" + name + " quick > /dev/null)");
