@@ -5,7 +5,7 @@
 # parameter count?
 #
 #   scripts/reproduce_mixed.sh                   # the full comparison (about 8 hours on 2 cores)
-#   MODE=quick scripts/reproduce_mixed.sh        # D = 64, seed 1, 6 runs, no tuning (< 12 min)
+#   MODE=quick scripts/reproduce_mixed.sh        # D = 64, seed 1, 6 runs, no tuning (15 min)
 #   SLURM=1 scripts/reproduce_mixed.sh           # submit the runs as a Slurm job array
 #
 # The task: configs/transformer/copy_text.json (n = 128, 3 copies of 8-24 characters per window,
