@@ -10,6 +10,8 @@
 // flops_per_step counts the model's matrix products, 2·m·k·n each, forward and backward (twice
 // the forward), at full n×n for the scores, as torch_peer.py counts its own (bench/README.md).
 #include <omp.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -102,6 +104,9 @@ double flops_per_step(const ufl::config::Config& c, int vocab, bool scores) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Log lines (the corpus read) go to standard error: standard output is the one JSON line the
+  // scripts parse.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ufl_transformer_bench"));
   const Options o = parse(argc, argv);
   omp_set_num_threads(o.threads);
   const ufl::config::Config c = ufl::config::load_config(o.config, o.sets);
