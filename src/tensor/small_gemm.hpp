@@ -47,17 +47,19 @@ struct GemmShape {
 
 // The register block of the instruction set this file is compiled for (docs/building.md,
 // "Instruction sets"): a block of C of kBlockRows rows × kBlockVectors vectors of kVectorBytes is
-// summed in registers, so it must fit the register file with B's vectors and A's broadcast value
-// beside it. A vector the machine does not have is split by the compiler through the stack: 64-byte
-// vectors on an AVX2 machine ran at 2 GFLOP/s (issue 38), hence one block per instruction set.
+// summed in registers, so it must fit the register file with B's vectors beside it (A's value is
+// broadcast from memory into each multiply-add). A vector the machine does not have is split by the
+// compiler through the stack: 64-byte vectors on an AVX2 machine ran at 2 GFLOP/s (issue 38), hence
+// one block per instruction set, each the fastest of the shapes measured (bench/README.md, "The
+// product kernel per instruction set").
 #if defined(__AVX512F__)
 inline constexpr int kVectorBytes = 64, kBlockRows = 8, kBlockVectors = 2;  // 16 of 32 zmm
 #elif defined(__AVX__)
-inline constexpr int kVectorBytes = 32, kBlockRows = 6, kBlockVectors = 2;  // 12 of 16 ymm
+inline constexpr int kVectorBytes = 32, kBlockRows = 3, kBlockVectors = 4;  // 12 of 16 ymm
 #elif defined(__aarch64__)
 inline constexpr int kVectorBytes = 16, kBlockRows = 8, kBlockVectors = 3;  // 24 of 32 NEON
 #else
-inline constexpr int kVectorBytes = 16, kBlockRows = 4, kBlockVectors = 3;  // 12 of 16 xmm (SSE2)
+inline constexpr int kVectorBytes = 16, kBlockRows = 3, kBlockVectors = 3;  // 9 of 16 xmm (SSE2)
 #endif
 // The instruction set's name, for benchmarks and run manifests.
 inline constexpr const char* kKernelTarget =
