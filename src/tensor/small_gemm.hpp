@@ -55,7 +55,7 @@ struct GemmShape {
 #if defined(__AVX512F__)
 inline constexpr int kVectorBytes = 64, kBlockRows = 8, kBlockVectors = 2;  // 16 of 32 zmm
 #elif defined(__AVX__)
-inline constexpr int kVectorBytes = 32, kBlockRows = 3, kBlockVectors = 4;  // 12 of 16 ymm
+inline constexpr int kVectorBytes = 32, kBlockRows = 6, kBlockVectors = 2;  // 12 of 16 ymm
 #elif defined(__aarch64__)
 inline constexpr int kVectorBytes = 16, kBlockRows = 8, kBlockVectors = 3;  // 24 of 32 NEON
 #else
