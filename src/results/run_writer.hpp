@@ -24,9 +24,9 @@ void read_parameters(const std::filesystem::path& folder, model::Parameters<floa
 // held-out values of each evaluation (LossPoint::held_out), empty between evaluations.
 // The task's columns, from its record (task/registry.hpp).
 struct LossColumns {
-  std::string task_loss;              // its own loss on the training minibatch
-  std::string metric;                 // its held-out metric
-  bool bits = false;                  // losses in nats: both again in bits
+  std::string task_loss;                   // its own loss on the training minibatch
+  std::string metric;                      // its held-out metric
+  bool bits = false;                       // losses in nats: both again in bits
   std::vector<std::string> held_out = {};  // the names of LossPoint::held_out's values
 };
 void write_loss_curve(const std::filesystem::path& folder,

@@ -1,10 +1,11 @@
 #pragma once
 // The next_token task on the tape (docs/transformer.md §1): the model reads n token ids, its final
-// norm's output goes through the tied unembedding (logits = norm(H_L)·Eᵀ) into the cross-entropy of each
-// position's next token, in nats, weighted per position by its label (data/tokens.hpp: mqar scores
-// only the values after queries). The held-out metric is the mean validation loss over the fixed
-// validation windows; where the data's positions carry two or more scored labels (copy_text: copied
-// and fresh), the loss and accuracy of each label are reported beside it (docs/transformer.md §13).
+// norm's output goes through the tied unembedding (logits = norm(H_L)·Eᵀ) into the cross-entropy of
+// each position's next token, in nats, weighted per position by its label (data/tokens.hpp: mqar
+// scores only the values after queries). The held-out metric is the mean validation loss over the
+// fixed validation windows; where the data's positions carry two or more scored labels (copy_text:
+// copied and fresh), the loss and accuracy of each label are reported beside it
+// (docs/transformer.md §13).
 #include <memory>
 
 #include "data/tokens.hpp"

@@ -144,11 +144,10 @@ TEST_CASE(
   // {rows, cols, inner, lda, ldb, ldc}: row blocks and single rows, every vector column path and
   // the single columns after the last vector block, and the power-of-two strides of the fused ops
   // (B's panel packed from 32 rows on).
-  const int shapes[][6] = {{64, 384, 128, 128, 384, 384}, {64, 128, 512, 512, 128, 128},
-                           {64, 64, 128, 512, 384, 384},  {16, 64, 32, 384, 64, 64},
-                           {37, 88, 45, 64, 128, 96},     {40, 56, 7, 40, 56, 60},
-                           {33, 8, 300, 300, 8, 8},       {19, 91, 33, 40, 96, 93},
-                           {7, 3, 17, 20, 5, 4}};
+  const int shapes[][6] = {
+      {64, 384, 128, 128, 384, 384}, {64, 128, 512, 512, 128, 128}, {64, 64, 128, 512, 384, 384},
+      {16, 64, 32, 384, 64, 64},     {37, 88, 45, 64, 128, 96},     {40, 56, 7, 40, 56, 60},
+      {33, 8, 300, 300, 8, 8},       {19, 91, 33, 40, 96, 93},      {7, 3, 17, 20, 5, 4}};
   data::Rng rng(11, data::Stream::kMonteCarlo);
   for (const auto& s : shapes)
     for (bool transpose_a : {false, true})
@@ -194,10 +193,10 @@ TEST_CASE("a B packed once: panels as wide as the kernel's block, each inner × 
   std::vector<float> panels(packed_size<float>(3, cols));
   const PackedOperand<float> packed = pack_operand<float>(b.data(), 3, cols, cols, panels.data());
   CHECK(packed.data == b.data());
-  CHECK(panels[0] == 0.0f);                                 // panel 0, row 0, column 0
-  CHECK(panels[width - 1] == float(width - 1));             // panel 0, row 0, its last column
-  CHECK(panels[width] == 1000.0f);                          // panel 0, row 1, column 0
-  CHECK(panels[3 * width] == float(width));                 // panel 1, row 0: B's column width
+  CHECK(panels[0] == 0.0f);                      // panel 0, row 0, column 0
+  CHECK(panels[width - 1] == float(width - 1));  // panel 0, row 0, its last column
+  CHECK(panels[width] == 1000.0f);               // panel 0, row 1, column 0
+  CHECK(panels[3 * width] == float(width));      // panel 1, row 0: B's column width
   CHECK(panels[3 * width + 2 * width + 5] == float(2000 + width + 5));  // panel 1, row 2, col 5
 }
 
