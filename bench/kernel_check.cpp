@@ -13,14 +13,6 @@
 // With --table, first a Markdown table of every reference shape. With --check RATIO the exit code
 // is 1 when the kernel is below RATIO × Eigen at N³ or on the reference shapes: a ratio measured in
 // one run, so a busy machine slows both sides alike (a guard, not a timed test).
-// GCC 12's false warnings on its own AVX-512 intrinsics inside Eigen (src/tensor/eigen.hpp says
-// why).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#include <Eigen/Core>
-#pragma GCC diagnostic pop
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +22,7 @@
 #include "best_time.hpp"
 #include "options.hpp"
 #include "reference_shapes.hpp"
+#include "tensor/eigen.hpp"
 #include "tensor/small_gemm.hpp"
 
 namespace {

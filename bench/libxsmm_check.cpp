@@ -10,12 +10,6 @@
 // product is dispatched as M = cols, N = rows, with B as libxsmm's A and A as its B (transposed
 // for Aᵀ·B). libxsmm 1.17 generates code for α = 1 and β ∈ {0, 1} only, and refuses (a null
 // kernel) a transposed operand on some shapes: those rows print "–".
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#include <Eigen/Core>
-#pragma GCC diagnostic pop
 #include <libxsmm.h>
 
 #include <cstdio>

@@ -178,22 +178,6 @@ lr_flags() {
   echo "$flags"
 }
 
-# run_part LABEL: trains the queued runs (or submits them to Slurm) and starts a new queue.
-run_part() {
-  if [ "${SLURM:-0}" = 1 ]; then
-    announce_runs "$1"
-    if [ "$todo" -gt 0 ]; then
-      "$root/scripts/sweeps/slurm_array.sh" --list "$run_list" "$results"
-      echo "run this script again when the job has ended, to go on with the next part or write" \
-           "the report"
-      exit 0
-    fi
-  else
-    train_runs "$1"
-  fi
-  : > "$run_list"
-  total=0
-}
 collect() {
   mkdir -p "$results/runs"
   "$ufl" collect "$results/runs" --out "$results/runs.csv" > /dev/null

@@ -163,23 +163,6 @@ lr_flags() {
   esac
 }
 
-# run_part LABEL: trains the queued runs (or submits them to Slurm) and starts a new queue.
-run_part() {
-  if [ "${SLURM:-0}" = 1 ]; then
-    announce_runs "$1"
-    if [ "$todo" -gt 0 ]; then
-      "$root/scripts/sweeps/slurm_array.sh" --list "$run_list" "$results"
-      echo "run this script again when the job has ended, to go on with the next part or write" \
-           "the report"
-      exit 0
-    fi
-  else
-    train_runs "$1"
-  fi
-  : > "$run_list"
-  total=0
-}
-
 # rate_in FILE TASK MIXER: the rate FILE (the report's --tuned output) holds for TASK and MIXER.
 rate_in() {
   awk -v task="$2" -v mixer="$3" '$1 == task && $2 == mixer { print $3 }' "$1" 2> /dev/null

@@ -106,3 +106,22 @@ train_runs() {
   run_queued
   echo "trained $todo runs in $((SECONDS - start)) s ($(diverged_runs) of $total diverged)"
 }
+
+# run_part LABEL: trains the queued runs, or with SLURM=1 submits them as a Slurm job array and
+# exits (the study script is run again once the job has ended), then starts a new queue. For
+# scripts whose parts depend on each other (a tune part before the runs at its chosen rates).
+run_part() {
+  if [ "${SLURM:-0}" = 1 ]; then
+    announce_runs "$1"
+    if [ "$todo" -gt 0 ]; then
+      "$root/scripts/sweeps/slurm_array.sh" --list "$run_list" "$results"
+      echo "run this script again when the job has ended, to go on with the next part or write" \
+           "the report"
+      exit 0
+    fi
+  else
+    train_runs "$1"
+  fi
+  : > "$run_list"
+  total=0
+}
